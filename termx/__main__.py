@@ -1,0 +1,5 @@
+"""`python -m termx` runs the CLI."""
+
+from termx.cli import main
+
+main()

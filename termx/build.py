@@ -1,0 +1,60 @@
+"""The index pipeline in memory: documents → tokens → SA, LCP → classes → df_k (DESIGN.md, "The pipeline")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from termx import docfreq
+from termx.classes import Classes, enumerate_classes, trivial_class_count
+from termx.ingest import Document
+from termx.progress import Progress, Silent, Timings
+from termx.suffix import clipped_lcp, doc_of_position, suffix_array, suffix_lengths
+from termx.units import TokenArray, Unit, tokenize
+
+DEFAULT_MAX_K = 4
+DEFAULT_REP_CAP = 100  # tokens of a class's longest member kept as its representative string
+
+
+@dataclass
+class Shard:
+    """One independently built index: its documents' tokens, suffix array and class statistics."""
+
+    documents: Sequence[Document]
+    tokens: TokenArray
+    sa: np.ndarray           # ranks → positions in tokens.tokens (int32)
+    classes: Classes
+    df: np.ndarray           # (classes, max_k) int32, df_1..df_K
+    trivial_classes: int
+    max_k: int
+    timings: Timings = field(default_factory=Timings)
+
+    @property
+    def n(self) -> int:
+        """Text tokens N (ranks of the suffix array)."""
+        return len(self.sa)
+
+
+def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_MAX_K,
+                progress: Progress | None = None, timings: Timings | None = None) -> Shard:
+    """Run every in-memory stage on `documents`; `timings` collects seconds per stage."""
+    progress = progress or Silent()
+    timings = timings if timings is not None else Timings()
+    with timings.stage("tokenize", progress):
+        ta = tokenize([d.text for d in documents], unit)
+    n_docs = len(documents)
+    with timings.stage("suffix array", progress):
+        sa = suffix_array(ta.tokens, n_docs)
+    with timings.stage("lcp", progress):
+        lcp = clipped_lcp(ta.tokens, sa)
+    with timings.stage("classes", progress):
+        classes = enumerate_classes(lcp)
+        doc_of = doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens))
+        trivial = trivial_class_count(lcp, suffix_lengths(sa, ta.doc_start, ta.doc_len, doc_of))
+    with timings.stage("df_k", progress):
+        neighbor = docfreq.neighbors(doc_of[sa], n_docs)
+        del doc_of
+        df = docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1))
+    return Shard(documents, ta, sa, classes, df, trivial, max_k, timings)

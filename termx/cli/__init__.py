@@ -1,0 +1,55 @@
+"""The termx command line: parses arguments, calls the library, formats results. No logic of its own."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from termx.errors import TermxError
+
+
+class _Group(TyperGroup):
+    """Turns library errors into `Error: <what> (<hint>)` and exit 1; `--debug` shows the traceback."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except TermxError as exc:
+            if "--debug" in sys.argv:
+                raise
+            typer.echo(f"Error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            typer.echo("Error: interrupted (nothing was written)", err=True)
+            raise typer.Exit(130) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    help="termx: substring statistics (freq, df_k, adaptation) for every substring of a corpus, in PostgreSQL.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _root(debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors.")) -> None:
+    """termx builds suffix-array statistics of a corpus into PostgreSQL and queries them."""
+
+
+def _register() -> None:
+    """Import the command modules; each adds its commands to `app`."""
+    from termx.cli import commands_index  # noqa: F401
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

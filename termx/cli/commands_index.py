@@ -1,0 +1,118 @@
+"""Commands that build and manage indexes: index, corpora, drop, db, demo."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from termx.build import DEFAULT_MAX_K
+from termx.cli import app
+from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.progress import RichProgress
+from termx.ingest import InputMode, OnInvalid
+from termx.output import Format, render, to_json
+from termx.units import Unit
+
+db_app = typer.Typer(help="Inspect or upgrade the database schema (Alembic).", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
+    sizes = [{"corpus": summary["corpus"], "unit": summary["unit"], "tokens": summary["tokens"],
+              "documents": summary["documents"], "classes": summary["classes"],
+              "trivial_classes": summary["trivial_classes"]}]
+    stages = [{"stage": k, "seconds": v} for k, v in summary["seconds"].items()]
+    stages.append({"stage": "total", "seconds": round(sum(summary["seconds"].values()), 3)})
+    return render(sizes, Format.table) + "\n\n" + render(stages, Format.table)
+
+
+@app.command()
+def index(
+    paths: Annotated[list[str], typer.Argument(help="Files, directories (every file under it is a document, "
+                                                    "in sorted path order) or - for stdin.")],
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name of the corpus to create.")],
+    unit: Annotated[Unit, typer.Option(help="Token unit: byte (UTF-8 bytes), char (code points, for Japanese/"
+                                            "Chinese) or word (regex \\w+ runs and single punctuation marks; "
+                                            "white space separates, case kept).")] = Unit.byte,
+    max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Compute df_1..df_K.")] = DEFAULT_MAX_K,
+    input_mode: Annotated[InputMode, typer.Option("--input", help="auto: .jsonl/.ndjson files are JSON lines "
+                                                  "({\"text\", \"id\"?, \"title\"?}), other files one document "
+                                                  "each; lines: one document per line.")] = InputMode.auto,
+    invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
+                                               "byte offset) or replace with U+FFFD and count.")] = OnInvalid.reject,
+    replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
+    db: DbOption = None,
+    quiet: QuietOption = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format (table on stderr, json on "
+                                        "stdout).")] = Format.table,
+) -> None:
+    """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
+    from termx.db import get_engine
+    from termx.indexer import index_paths
+
+    engine = get_engine(db)
+    with RichProgress(enabled=not quiet) as progress:
+        summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress)
+    if fmt in (Format.json, Format.jsonl):
+        emit(to_json(summary.as_dict()))
+    elif not quiet:
+        typer.echo(_summary_rows(summary.as_dict()), err=True)
+
+
+@app.command()
+def corpora(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
+    """List the indexed corpora (name, unit, tokens, documents, classes, max_k)."""
+    from termx.db import get_engine
+    from termx.store import list_corpora
+
+    rows = [c.as_row() for c in list_corpora(get_engine(db))]
+    emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "created_at"]))
+
+
+@app.command()
+def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbOption = None,
+         quiet: QuietOption = False) -> None:
+    """Delete a corpus and everything built for it."""
+    from termx.db import get_engine
+    from termx.store import drop_corpus
+
+    drop_corpus(get_engine(db), name)
+    if not quiet:
+        typer.echo(f"dropped {name}", err=True)
+
+
+@db_app.command("upgrade")
+def db_upgrade(db: DbOption = None) -> None:
+    """Migrate the schema to the newest revision (also done automatically on first use)."""
+    from termx.db import current, get_engine
+
+    emit(" ".join(sorted(current(get_engine(db)))))
+
+
+@db_app.command("current")
+def db_current(db: DbOption = None) -> None:
+    """Print the schema revision(s) the database is at."""
+    import sqlalchemy as sa
+
+    from termx.db import current, resolve_url
+
+    emit(" ".join(sorted(current(sa.create_engine(resolve_url(db))))) or "(empty)")
+
+
+@app.command()
+def demo(
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name for the demo corpus.")] = "stdlib-docs",
+    db: DbOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Index the docstrings of Python's standard library (on every machine) and show what termx finds."""
+    from termx.db import get_engine
+    from termx.demo import stdlib_docstrings
+    from termx.indexer import index_documents
+
+    engine = get_engine(db)
+    docs = stdlib_docstrings()
+    with RichProgress(enabled=not quiet) as progress:
+        summary = index_documents(engine, corpus, docs, Unit.byte, DEFAULT_MAX_K, replace=True, progress=progress)
+    emit(_summary_rows(summary.as_dict()))

@@ -1,0 +1,23 @@
+"""Options shared by many commands, declared once."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from termx.output import Format
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", envvar="TERMX_DATABASE_URL", show_envvar=True,
+                 help="PostgreSQL URL. Default: the embedded server under $TERMX_HOME (~/.termx)."),
+]
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or summaries on stderr.")]
+
+
+def emit(text: str) -> None:
+    """Write a command's data to stdout (progress and logs go to stderr)."""
+    if text:
+        typer.echo(text)

@@ -1,0 +1,88 @@
+"""Engine creation: resolve --db / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine, make_url
+
+from termx.errors import DatabaseUnavailable
+from termx.paths import resource
+
+SCHEMA = "termx"
+
+
+def resolve_url(url: str | None) -> URL:
+    """The SQLAlchemy URL (psycopg 3 driver) for an explicit URL, the environment, or the embedded server."""
+    if not url:
+        url = os.environ.get("TERMX_DATABASE_URL")
+    if not url:
+        from termx.embedded import embedded_url
+
+        url = embedded_url()
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError as exc:
+        raise DatabaseUnavailable(f"not a database URL: {url!r}", "e.g. postgresql://user@host:5432/db") from exc
+    if parsed.get_backend_name() not in ("postgresql", "postgres"):
+        raise DatabaseUnavailable(f"termx needs PostgreSQL, not {parsed.get_backend_name()}")
+    return parsed.set(drivername="postgresql+psycopg")
+
+
+@cache
+def get_engine(url: str | None = None) -> Engine:
+    """A connected, migrated engine; raises DatabaseUnavailable with a one-line reason if the server is down."""
+    target = resolve_url(url)
+    engine = sa.create_engine(target, pool_pre_ping=True)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        where = target.render_as_string(hide_password=True)
+        raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
+                                  "is the server running? check --db / TERMX_DATABASE_URL") from None
+    upgrade(engine)
+    return engine
+
+
+def _alembic_config(engine: Engine):  # type: ignore[no-untyped-def]
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resource("migrations")))
+    cfg.attributes["engine"] = engine
+    return cfg
+
+
+def upgrade(engine: Engine, revision: str = "heads") -> None:
+    """Bring the schema to `revision` (all heads by default) with Alembic; a no-op when it is current."""
+    from alembic import command
+
+    if revision == "heads" and current(engine) == heads(engine):
+        return
+    command.upgrade(_alembic_config(engine), revision)
+
+
+def downgrade(engine: Engine, revision: str = "base") -> None:
+    """Take the schema down to `revision` (used by the migration tests)."""
+    from alembic import command
+
+    command.downgrade(_alembic_config(engine), revision)
+
+
+def heads(engine: Engine) -> set[str]:
+    """The head revisions of the migration scripts shipped with termx."""
+    from alembic.script import ScriptDirectory
+
+    return set(ScriptDirectory.from_config(_alembic_config(engine)).get_heads())
+
+
+def current(engine: Engine) -> set[str]:
+    """The revisions the database is at (empty for a fresh database)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return set(MigrationContext.configure(conn, opts={"version_table_schema": SCHEMA}).get_current_heads())

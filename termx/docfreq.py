@@ -1,0 +1,92 @@
+"""Neighbors and cumulative document frequencies cdf_k of every class, by the slides' class-tree propagation.
+
+cdf_k(<i,j>) = #{w in [i,j] : neighbor^(k-1)[w] >= i};  freq = cdf_1;  df_k = cdf_k - cdf_(k+1).
+The walk is written over a generic "unit of each position" (documents, or halves of documents) and a
+"bucket of each rank" (e.g. first/second half of the collection), so the same kernel serves cross-validation.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from termx.classes import Classes
+
+
+@nb.njit(cache=True)
+def neighbors(unit_of_rank, n_units):  # type: ignore[no-untyped-def]
+    """neighbor[w] = the largest rank w' < w whose suffix lies in the same unit as w's, or -1."""
+    last = np.full(n_units, -1, dtype=np.int32)
+    out = np.empty(len(unit_of_rank), dtype=np.int32)
+    for w in range(len(unit_of_rank)):
+        u = unit_of_rank[w]
+        out[w] = last[u]
+        last[u] = w
+    return out
+
+
+def cdf(lcp: np.ndarray, classes: Classes, neighbor: np.ndarray, kmax: int,
+        bucket: np.ndarray | None = None, n_buckets: int = 1) -> np.ndarray:
+    """cdf_1..cdf_kmax of every class (in walk order), shape (classes, kmax, n_buckets), int32."""
+    if bucket is None:
+        bucket = np.zeros(len(lcp), dtype=np.int8)
+    depth = int(lcp.max()) + 2 if len(lcp) else 2
+    out = np.zeros((len(classes), kmax, n_buckets), dtype=np.int32)
+    _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out)
+    return out
+
+
+def document_frequencies(cdfs: np.ndarray) -> np.ndarray:
+    """df_1..df_K from cdf_1..cdf_(K+1) (one bucket): df_k = cdf_k - cdf_(k+1)."""
+    c = cdfs[:, :, 0]
+    return (c[:, :-1] - c[:, 1:]).astype(np.int32)
+
+
+@nb.njit(cache=True)
+def _find(st_start, sp, p):  # type: ignore[no-untyped-def]
+    """Deepest open frame (1..sp) whose start <= p; frames are sorted by start."""
+    lo = 1
+    hi = sp
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if st_start[mid] <= p:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@nb.njit(cache=True)
+def _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out):  # type: ignore[no-untyped-def]
+    """Replays classes._walk; each rank adds 1 per k to the deepest frame holding neighbor^(k-1)[w],
+    and a popped frame hands its counts to its parent: O(N * (k + log depth))."""
+    st_start = np.zeros(depth + 1, dtype=np.int32)
+    st_sil = np.zeros(depth + 1, dtype=np.int32)
+    counts = np.zeros((depth + 1, kmax, n_buckets), dtype=np.int32)
+    st_sil[0] = -1
+    sp = 0
+    m = 0
+    for w in range(len(lcp)):
+        h = lcp[w]
+        if h > st_sil[sp]:
+            sp += 1
+            st_start[sp] = w
+            st_sil[sp] = h
+            counts[sp, :, :] = 0
+        b = bucket[w]
+        p = w
+        for k in range(kmax):
+            if k > 0:
+                p = neighbor[p]
+                if p < 0:
+                    break
+            counts[_find(st_start, sp, p), k, b] += 1
+        while h < st_sil[sp]:
+            out[m, :, :] = counts[sp, :, :]
+            m += 1
+            if h <= st_sil[sp - 1]:
+                counts[sp - 1, :, :] += counts[sp, :, :]
+                sp -= 1
+            else:
+                st_sil[sp] = h
+    return m

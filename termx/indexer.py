@@ -1,0 +1,72 @@
+"""`termx index` as a library call: read documents, build the shard in memory, store it, summarise."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from termx.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
+from termx.errors import CorpusExists, InputError
+from termx.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
+from termx.progress import Progress, Silent, Timings
+from termx.store import get_corpus, list_corpora, save_corpus
+from termx.units import Unit
+
+
+@dataclass
+class IndexSummary:
+    """What a build did: sizes and seconds per stage."""
+
+    corpus: str
+    unit: str
+    max_k: int
+    tokens: int
+    documents: int
+    classes: int
+    trivial_classes: int
+    empty_documents_skipped: int
+    replaced_bytes: int
+    seconds: dict[str, float]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return dict(self.__dict__)
+
+
+def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
+                mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
+                replace: bool = False, progress: Progress | None = None) -> IndexSummary:
+    """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`)."""
+    if not replace and any(c.name == name for c in list_corpora(engine)):
+        raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+    timings = Timings()
+    with timings.stage("read", progress or Silent()):
+        docs, report = read_documents(paths, mode, on_invalid)
+    return index_documents(engine, name, docs, unit, max_k, replace, progress, timings, report,
+                           {"paths": paths, "input": mode.value, "invalid": on_invalid.value})
+
+
+def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: Unit = Unit.byte,
+                    max_k: int = DEFAULT_MAX_K, replace: bool = False, progress: Progress | None = None,
+                    timings: Timings | None = None, report: ReadReport | None = None,
+                    params: dict[str, Any] | None = None) -> IndexSummary:
+    """Index documents already in memory (the demo and the experiments use this directly)."""
+    if not name or len(name) > 200:
+        raise InputError("a corpus name must have 1 to 200 characters")
+    if max_k < 1:
+        raise InputError("--max-k must be at least 1")
+    timings = timings if timings is not None else Timings()
+    report = report or ReadReport()
+    t0 = time.perf_counter()
+    shard = build_shard(docs, unit, max_k, progress, timings)
+    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP,
+              "build_seconds": round(time.perf_counter() - t0, 4)}
+    save_corpus(engine, name, shard, replace, params, progress, timings)
+    info = get_corpus(engine, name)
+    return IndexSummary(name, unit.value, max_k, info.tokens, info.documents, info.classes,
+                        shard.trivial_classes, report.empty_documents, report.replaced_bytes,
+                        {k: round(v, 3) for k, v in timings.items()})

@@ -1,0 +1,150 @@
+"""Read documents from files, directories, JSON lines or stdin, with clear errors for unusable input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from termx.errors import InputError
+
+
+class InputMode(str, Enum):
+    """How a PATH is split into documents."""
+
+    auto = "auto"      # .jsonl/.ndjson → jsonl, anything else → files
+    files = "files"    # each file is one document
+    jsonl = "jsonl"    # one JSON object per line: {"text": ..., "id": ..., "title": ...}
+    lines = "lines"    # one document per non-empty line
+
+
+class OnInvalid(str, Enum):
+    """What to do with bytes that are not valid UTF-8."""
+
+    reject = "reject"    # stop with the file and byte offset
+    replace = "replace"  # substitute U+FFFD and count the replacements
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document: a name unique within its corpus, its text, and an optional title."""
+
+    name: str
+    text: str
+    title: str | None = None
+
+
+@dataclass
+class ReadReport:
+    """What reading skipped or repaired, for the build summary."""
+
+    empty_documents: int = 0
+    replaced_bytes: int = 0
+
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def read_documents(paths: list[str], mode: InputMode = InputMode.auto,
+                   on_invalid: OnInvalid = OnInvalid.reject) -> tuple[list[Document], ReadReport]:
+    """All documents under `paths`, in order; empty documents are skipped and counted."""
+    report = ReadReport()
+    docs: list[Document] = []
+    for source, name, data in _sources(paths):
+        text = _decode(data, source, on_invalid, report)
+        docs.extend(_split(text, name, source, _mode_for(source, mode), report))
+    if not docs:
+        raise InputError("no text to index", "the input holds only empty documents")
+    seen: set[str] = set()
+    for d in docs:
+        if d.name in seen:
+            raise InputError(f"duplicate document name {d.name!r}", "document ids must be unique")
+        seen.add(d.name)
+    return docs, report
+
+
+def _sources(paths: list[str]) -> Iterator[tuple[str, str, bytes]]:
+    """(source for messages, document name, raw bytes) for every input file, in sorted path order."""
+    if not paths:
+        raise InputError("no input given", "pass files, directories or - for stdin")
+    for p in paths:
+        if p == "-":
+            yield "<stdin>", "stdin", sys.stdin.buffer.read()
+            continue
+        path = Path(p)
+        if path.is_dir():
+            files = sorted(f for f in path.rglob("*") if f.is_file())
+            if not files:
+                raise InputError(f"directory {p} holds no files")
+            for f in files:
+                yield str(f), str(f.relative_to(path)), _read(f)
+        elif path.is_file():
+            yield str(path), path.name, _read(path)
+        else:
+            raise InputError(f"no such file or directory: {p}")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _decode(data: bytes, source: str, on_invalid: OnInvalid, report: ReadReport) -> str:
+    """UTF-8 text of a file; NUL bytes (binary files) are always rejected."""
+    if not data.strip():
+        raise InputError(f"{source} is empty")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(f"{source} contains a NUL byte at offset {nul}", "binary files cannot be indexed")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if on_invalid is OnInvalid.reject:
+            raise InputError(f"{source} is not valid UTF-8 at byte offset {exc.start}",
+                             "fix the file or pass --invalid replace") from None
+        text = data.decode("utf-8", errors="replace")
+        report.replaced_bytes += text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
+        return text
+
+
+def _mode_for(source: str, mode: InputMode) -> InputMode:
+    if mode is not InputMode.auto:
+        return mode
+    return InputMode.jsonl if source.lower().endswith(JSONL_SUFFIXES) else InputMode.files
+
+
+def _split(text: str, name: str, source: str, mode: InputMode, report: ReadReport) -> Iterator[Document]:
+    """Documents of one decoded file according to the input mode."""
+    if mode is InputMode.files:
+        yield Document(name, text)
+        return
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if mode is InputMode.lines:
+            yield Document(f"{name}:{lineno}", line)
+            continue
+        doc = _json_document(line, f"{source}:{lineno}", f"{name}:{lineno}")
+        if doc.text.strip():
+            yield doc
+        else:
+            report.empty_documents += 1
+
+
+def _json_document(line: str, where: str, default_name: str) -> Document:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not JSON ({exc.msg})", "--input jsonl expects one object per line") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+        raise InputError(f'{where}: expected an object with a string "text" field')
+    if "\0" in obj["text"]:
+        raise InputError(f"{where}: text contains a NUL character", "NUL cannot be indexed")
+    name = str(obj["id"]) if obj.get("id") is not None else default_name
+    title = obj.get("title")
+    return Document(name, obj["text"], title if isinstance(title, str) else None)

@@ -1,0 +1,68 @@
+"""Suffix array and LCP of a token array, with LCP clipped at document ends (DESIGN.md, "Document ends")."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+import pydivsufsort
+
+
+def doc_of_position(doc_start: np.ndarray, doc_len: np.ndarray, n_total: int) -> np.ndarray:
+    """Document number of every position of the token array (separators belong to the document they end)."""
+    doc_of = np.empty(n_total, dtype=np.int32)
+    _fill_doc_of(doc_start, doc_len, doc_of)
+    return doc_of
+
+
+@nb.njit(cache=True)
+def _fill_doc_of(doc_start, doc_len, doc_of):  # type: ignore[no-untyped-def]
+    for d in range(len(doc_start)):
+        s = doc_start[d]
+        doc_of[s: s + doc_len[d] + 1] = d
+
+
+def suffix_array(tokens: np.ndarray, n_docs: int) -> np.ndarray:
+    """Ranks 0..N-1 → positions of text suffixes; the D separator suffixes (token 0 sorts first) are dropped."""
+    sa = pydivsufsort.divsufsort(tokens if tokens.flags.writeable else tokens.copy())
+    return sa[n_docs:]
+
+
+def clipped_lcp(tokens: np.ndarray, sa: np.ndarray) -> np.ndarray:
+    """LCP[w] of suffixes sa[w], sa[w+1], never past either one's document end; LCP[N-1] = 0.
+
+    Kasai's algorithm that stops comparing at the separator 0, so the clip is part of the scan: the
+    invariant LCP(rank[p+1]) >= LCP(rank[p]) - 1 still holds for prefixes cut at document ends.
+    """
+    return _lcp_kasai(tokens, sa)
+
+
+@nb.njit(cache=True)
+def _lcp_kasai(tokens, sa):  # type: ignore[no-untyped-def]
+    n_total = len(tokens)
+    n = len(sa)
+    rank = np.full(n_total, -1, dtype=np.int32)
+    for w in range(n):
+        rank[sa[w]] = w
+    lcp = np.zeros(n, dtype=np.int32)
+    h = 0
+    for p in range(n_total):
+        r = rank[p]
+        if r < 0:          # a separator position
+            h = 0
+            continue
+        if r + 1 < n:
+            q = sa[r + 1]
+            while tokens[p + h] != 0 and tokens[p + h] == tokens[q + h]:
+                h += 1
+            lcp[r] = h
+            if h > 0:
+                h -= 1
+        else:
+            h = 0
+    return lcp
+
+
+def suffix_lengths(sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray, doc_of: np.ndarray) -> np.ndarray:
+    """Tokens from each ranked suffix's start to its document end (the SIL of a trivial class)."""
+    docs = doc_of[sa]
+    return (doc_start[docs] + doc_len[docs] - sa).astype(np.int32)

@@ -1,0 +1,45 @@
+"""One PostgreSQL database per test session (TERMX_TEST_DATABASE_URL or the embedded server), migrated to head."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from termx.db import get_engine, resolve_url
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A fresh, empty database for this session; dropped at the end."""
+    base = os.environ.get("TERMX_TEST_DATABASE_URL")
+    if not base:
+        os.environ["TERMX_HOME"] = str(tmp_path_factory.mktemp("termx-home"))
+    server = resolve_url(base)
+    name = f"termx_test_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = server.set(database=name).render_as_string(hide_password=False)
+    yield url
+    get_engine.cache_clear()
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def engine(database_url: str) -> Engine:
+    """The migrated engine of the session database."""
+    return get_engine(database_url)
+
+
+@pytest.fixture
+def db_env(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point the CLI at the session database through TERMX_DATABASE_URL."""
+    monkeypatch.setenv("TERMX_DATABASE_URL", database_url)
+    return database_url
