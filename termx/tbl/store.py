@@ -1,0 +1,93 @@
+"""TBL models in PostgreSQL (tables termx.tbl_model, termx.tbl_rule; migration 0003_tbl)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from termx.errors import TermxError
+from termx.tbl.learner import Model, Rule
+from termx.tbl.templates import parse_templates
+
+
+class ModelExists(TermxError):
+    """A TBL model of that name exists and replace was not asked for."""
+
+
+class ModelNotFound(TermxError):
+    """No TBL model of that name is stored."""
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def save_model(engine: Engine, name: str, model: Model, replace: bool = False) -> int:
+    """Store `model` as `name` in one transaction (replacing an existing one only if asked); returns its id."""
+    params = {"templates": [t.spec for t in model.templates], "n_tags": model.n_tags,
+              "tag_names": list(model.tag_names) if model.tag_names is not None else None,
+              "token_kind": model.token_kind, "min_score": model.min_score}
+    try:
+        with engine.begin() as conn:
+            old = conn.execute(sa.text("SELECT id FROM termx.tbl_model WHERE name = :name FOR UPDATE"),
+                               {"name": name}).scalar()
+            if old is not None:
+                if not replace:
+                    raise ModelExists(f"TBL model {name!r} already exists", "use --replace to overwrite it")
+                conn.execute(sa.text("DELETE FROM termx.tbl_model WHERE id = :id"), {"id": old})
+            model_id = int(conn.execute(sa.text(
+                "INSERT INTO termx.tbl_model (name, params, n_positions, accuracy_before, accuracy_after, n_rules)"
+                " VALUES (:name, CAST(:params AS jsonb), :n, :before, :after, :n_rules) RETURNING id"),
+                {"name": name, "params": json.dumps(params, ensure_ascii=False), "n": model.n_positions,
+                 "before": _finite(model.accuracy_before), "after": _finite(model.accuracy_after),
+                 "n_rules": len(model.rules)}).scalar_one())
+            if model.rules:
+                conn.execute(sa.text(
+                    "INSERT INTO termx.tbl_rule (model_id, ord, template, from_tag, to_tag, args, score, good, bad,"
+                    " readable) VALUES (:model_id, :ord, :template, :from_tag, :to_tag, :args, :score, :good,"
+                    " :bad, :readable)"),
+                    [{"model_id": model_id, "ord": i, "template": r.template.name, "from_tag": r.from_tag,
+                      "to_tag": r.to_tag, "args": list(r.args), "score": r.score, "good": r.good, "bad": r.bad,
+                      "readable": model.describe(r)} for i, r in enumerate(model.rules)])
+    except sa.exc.IntegrityError:
+        raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use --replace") from None
+    return model_id
+
+
+def load_model(engine: Engine, name: str) -> Model:
+    """The stored model `name`, rules in order, ready for `apply` / `correct_segmentation`."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.text(
+            "SELECT id, params, n_positions, accuracy_before, accuracy_after FROM termx.tbl_model"
+            " WHERE name = :name"), {"name": name}).one_or_none()
+        if row is None:
+            known = conn.execute(sa.text("SELECT name FROM termx.tbl_model ORDER BY name")).scalars().all()
+            raise ModelNotFound(f"no TBL model named {name!r}",
+                                "stored: " + ", ".join(known) if known else "train one with `termx tbl train`")
+        rules = conn.execute(sa.text(
+            "SELECT template, from_tag, to_tag, args, score, good, bad FROM termx.tbl_rule"
+            " WHERE model_id = :id ORDER BY ord"), {"id": row.id}).all()
+    params: dict[str, Any] = row.params
+    templates = parse_templates("\n".join(params["templates"]))
+    by_name = {t.name: t for t in templates}
+    return Model(
+        rules=tuple(Rule(by_name[r.template], r.from_tag, r.to_tag, tuple(int(a) for a in r.args), r.score, r.good,
+                         r.bad) for r in rules),
+        templates=templates, n_tags=params["n_tags"],
+        tag_names=tuple(params["tag_names"]) if params.get("tag_names") is not None else None,
+        token_kind=params["token_kind"], min_score=params["min_score"], n_positions=row.n_positions,
+        accuracy_before=row.accuracy_before if row.accuracy_before is not None else math.nan,
+        accuracy_after=row.accuracy_after if row.accuracy_after is not None else math.nan)
+
+
+def list_models(engine: Engine) -> list[dict[str, Any]]:
+    """One row per stored model: name, rules, training size and accuracy before/after, creation time."""
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT name, n_rules, n_positions, accuracy_before, accuracy_after, created_at"
+            " FROM termx.tbl_model ORDER BY name")).mappings().all()
+    return [dict(r) for r in rows]
