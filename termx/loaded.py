@@ -1,0 +1,214 @@
+"""A corpus's index in memory, loaded from PostgreSQL (the only copy) through a memory-mapped local cache.
+
+`load_index` reads the stored arrays (tokens, suffix array, document starts) and class statistics,
+derives the clipped LCP, and keeps them as .npy files under $TERMX_HOME/cache keyed by database, corpus id
+and build time, so a rebuilt corpus never meets a stale cache. Look-ups, term extraction and word
+breaking all stand on this object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+import psycopg
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from termx.errors import PatternError
+from termx.paths import home
+from termx.store import CorpusInfo, get_corpus, load_array
+from termx.suffix import clipped_lcp
+from termx.units import Unit, encode_pattern
+
+_ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls_lbl", "cls_sil", "cls_df",
+           "cls_keys", "cls_order")
+
+
+@dataclass
+class LoadedIndex:
+    """Arrays of one single-shard corpus; classes are in walk order (j ascending, then i descending)."""
+
+    corpus: CorpusInfo
+    shard_id: int
+    unit: Unit
+    tokens: np.ndarray     # token ids, documents separated by 0
+    sa: np.ndarray         # ranks → positions in tokens
+    doc_start: np.ndarray  # (D,) first token of each document
+    doc_len: np.ndarray    # (D,) tokens per document
+    lcp: np.ndarray        # clipped LCP of ranks w, w+1
+    cls_i: np.ndarray
+    cls_j: np.ndarray
+    cls_lbl: np.ndarray
+    cls_sil: np.ndarray
+    cls_df: np.ndarray     # (classes, K) df_1..df_K
+    cls_keys: np.ndarray   # sorted i*(N+1)+j of every class
+    cls_order: np.ndarray  # class index of each sorted key
+    doc_names: list[str]
+    vocab: list[str] | None
+
+    @property
+    def n(self) -> int:
+        """Text tokens N."""
+        return len(self.sa)
+
+    @property
+    def n_docs(self) -> int:
+        """Documents D."""
+        return len(self.doc_start)
+
+    def encode(self, pattern: str) -> np.ndarray | None:
+        """Token ids of a pattern in this corpus's unit; None if it uses a token the corpus lacks."""
+        return encode_pattern(pattern, self.unit, self.vocab)
+
+    def interval(self, ids: np.ndarray) -> tuple[int, int]:
+        """<i, j>: the ranks of the suffixes that start with `ids` (j < i when there are none)."""
+        if len(ids) == 0:
+            raise PatternError("empty pattern")
+        return _interval(self.tokens, self.sa, np.asarray(ids, dtype=np.int64))
+
+    def class_of(self, i: int, j: int) -> int:
+        """Index of the non-trivial class with interval <i, j>, or -1 (a trivial or no class)."""
+        if j <= i:
+            return -1
+        key = i * (self.n + 1) + j
+        k = int(np.searchsorted(self.cls_keys, key))
+        return int(self.cls_order[k]) if k < len(self.cls_keys) and self.cls_keys[k] == key else -1
+
+    def suffix_length(self, w: int) -> int:
+        """Tokens from rank w's suffix to its document end (the SIL of the trivial class <w, w>)."""
+        d = self.doc_of_rank(w)
+        return int(self.doc_start[d] + self.doc_len[d] - self.sa[w])
+
+    def lbl(self, i: int, j: int) -> int:
+        """Longest bounding LCP of <i, j>."""
+        return int(max(self.lcp[i - 1] if i > 0 else 0, self.lcp[j]))
+
+    def doc_of_rank(self, w: int) -> int:
+        """Document number of the suffix at rank w."""
+        return int(np.searchsorted(self.doc_start, self.sa[w], side="right") - 1)
+
+    def decode(self, ids: np.ndarray) -> str:
+        """Text of a token sequence (words joined by spaces; cut UTF-8 shown as U+FFFD)."""
+        if self.unit is Unit.byte:
+            return bytes(np.asarray(ids, dtype=np.uint8)).decode("utf-8", errors="replace")
+        assert self.vocab is not None
+        pieces = [self.vocab[int(t) - 1] for t in ids]
+        return " ".join(pieces) if self.unit is Unit.word else "".join(pieces)
+
+
+@nb.njit(cache=True)
+def _compare(tokens, p, ids):  # type: ignore[no-untyped-def]
+    """-1/0/+1: the suffix at p against `ids`, looking at len(ids) tokens (0 ends every document)."""
+    for t in range(len(ids)):
+        a = tokens[p + t]
+        if a != ids[t]:
+            return -1 if a < ids[t] else 1
+    return 0
+
+
+@nb.njit(cache=True)
+def _interval(tokens, sa, ids):  # type: ignore[no-untyped-def]
+    lo, hi = 0, len(sa)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _compare(tokens, sa[mid], ids) < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    first = lo
+    hi = len(sa)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _compare(tokens, sa[mid], ids) <= 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return first, lo - 1
+
+
+_memo: dict[tuple[str, str], LoadedIndex] = {}
+
+
+def load_index(engine: Engine, name: str) -> LoadedIndex:
+    """The index of corpus `name`, from the process memo, the local cache, or PostgreSQL (in that order)."""
+    info = get_corpus(engine, name)
+    key = (engine.url.render_as_string(hide_password=True), name)
+    hit = _memo.get(key)
+    if hit is not None and hit.corpus.id == info.id and hit.corpus.created_at == info.created_at:
+        return hit
+    with engine.connect() as conn:
+        shard_id = conn.execute(sa.text("SELECT id FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no"),
+                                {"c": info.id}).scalar_one()
+    folder = _cache_dir(key[0], info)
+    if not (folder / "meta.json").exists():
+        _fill_cache(engine, info, shard_id, folder)
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in _ARRAYS}
+    index = LoadedIndex(corpus=info, shard_id=shard_id, unit=Unit(info.unit), doc_names=meta["doc_names"],
+                        vocab=meta["vocab"], **arrays)
+    _memo[key] = index
+    return index
+
+
+def _cache_dir(url: str, info: CorpusInfo) -> Path:
+    tag = hashlib.sha256(f"{url}|{info.id}|{info.created_at}".encode()).hexdigest()[:16]
+    return home() / "cache" / f"{info.id}-{tag}"
+
+
+def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -> None:
+    """Read everything from PostgreSQL, derive LCP and the class key index, write the cache atomically."""
+    tokens = load_array(engine, shard_id, "tokens")
+    suffixes = load_array(engine, shard_id, "sa")
+    doc_start = load_array(engine, shard_id, "doc_start")
+    with engine.connect() as conn:
+        docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c ORDER BY doc_no"),
+                            {"c": info.id}).all()
+        vocab = [r[0] for r in conn.execute(sa.text(
+            "SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id"), {"c": info.id})]
+    i, j, lbl, sil, df = _load_classes(engine, shard_id, info.max_k)
+    keys = i.astype(np.int64) * (len(suffixes) + 1) + j
+    order = np.argsort(keys, kind="stable").astype(np.int32)
+    arrays = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start,
+              "doc_len": np.array([r[1] for r in docs], dtype=np.int64),
+              "lcp": clipped_lcp(tokens, suffixes), "cls_i": i, "cls_j": j, "cls_lbl": lbl, "cls_sil": sil,
+              "cls_df": df, "cls_keys": keys[order], "cls_order": order}
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent))
+    for a, arr in arrays.items():
+        np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
+    meta = {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None}
+    (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    try:
+        os.rename(tmp, folder)
+    except OSError:  # another process filled it first
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _load_classes(engine: Engine, shard_id: int, max_k: int) -> tuple[np.ndarray, ...]:
+    """Class rows in walk order via binary COPY, parsed as fixed-width big-endian records."""
+    raw = engine.raw_connection()
+    buf = io.BytesIO()
+    try:
+        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
+        with conn.cursor().copy("COPY (SELECT i, j, lbl, sil, df FROM termx.class WHERE shard_id = %s"
+                                " ORDER BY j, i DESC) TO STDOUT (FORMAT BINARY)", (shard_id,)) as copy:
+            for block in copy:
+                buf.write(block)
+        raw.commit()
+    finally:
+        raw.close()
+    fields = [("n", ">i2")] + [(f"{c}_{x}", ">i4") for c in ("i", "j", "lbl", "sil") for x in ("len", "v")]
+    fields += [("df_head", ">i4", (6,))] + [(f"df{k}", ">i4", (2,)) for k in range(max_k)]
+    rows = np.frombuffer(buf.getbuffer()[19:-2], dtype=np.dtype(fields))
+    df = np.stack([rows[f"df{k}"][:, 1] for k in range(max_k)], axis=1).astype(np.int32) if len(rows) else \
+        np.zeros((0, max_k), dtype=np.int32)
+    return tuple(rows[f"{c}_v"].astype(np.int32) for c in ("i", "j", "lbl", "sil")) + (df,)
