@@ -110,17 +110,20 @@ def segmentation_records(ids: Sequence[str], gold_docs: Sequence[Sequence[str]],
     return records
 
 
-def score_lines(gold_lines: Sequence[str], predicted_lines: Sequence[str]) -> dict[str, Any]:
+def score_lines(gold_lines: Sequence[str], predicted_lines: Sequence[str], gold_name: str = "gold",
+                predicted_name: str = "prediction") -> dict[str, Any]:
     """Score a segmented file against its gold file as the SIGHAN bakeoff scorer counts: line i against line i,
     words split on white space, micro-averaged word and boundary P/R/F1 over all lines."""
     if len(gold_lines) != len(predicted_lines):
-        raise EvaluationError(f"gold has {len(gold_lines)} lines but prediction has {len(predicted_lines)}",
+        raise EvaluationError(f"{gold_name} has {len(gold_lines)} lines but {predicted_name} has "
+                              f"{len(predicted_lines)}",
                               "the files must pair up line by line")
     word, boundary = PRF(0, 0, 0), PRF(0, 0, 0)
     for number, (g, p) in enumerate(zip(gold_lines, predicted_lines, strict=True), start=1):
         gw, pw = g.split(), p.split()
         if "".join(gw) != "".join(pw):
-            raise EvaluationError(f"line {number}: gold and prediction differ once spaces are removed",
+            raise EvaluationError(f"line {number}: {gold_name} and {predicted_name} differ once spaces are "
+                                  "removed",
                                   "a segmentation may only add or remove white space")
         scores = segmentation_prf(gw, pw)
         word, boundary = word + scores["word"], boundary + scores["boundary"]

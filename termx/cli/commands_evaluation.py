@@ -1,0 +1,113 @@
+"""Evaluation commands: compare (paired significance tests), signtest-table, segscore."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from termx.cli import app
+from termx.cli.options import FormatOption, emit
+from termx.evaluation import (
+    CompareOptions,
+    compare,
+    pair_records,
+    parse_tests,
+    read_lines,
+    read_records,
+    score_lines,
+    sign_test_table,
+    subset_table,
+)
+from termx.output import Format, render, to_json
+
+
+class Ties(Enum):
+    drop = "drop"
+    split = "split"
+
+
+class ZeroMethod(Enum):
+    wilcox = "wilcox"
+    pratt = "pratt"
+
+
+AlphaOption = Annotated[float, typer.Option("--alpha", help="Significance level, in (0, 1).")]
+TailsOption = Annotated[int, typer.Option("--tails", min=1, max=2, help="2 = two-tailed; 1 = one-tailed in the "
+                                          "direction the data point (hypothesise it beforehand).")]
+RESULT_COLUMNS = ["test", "method", "n", "ties", "statistic", "p_value", "decision", "better", "difference"]
+
+
+@app.command("compare")
+def compare_cmd(
+    a_path: Annotated[Path, typer.Argument(metavar="A.jsonl", help="System A: one JSON object per subset.")],
+    b_path: Annotated[Path, typer.Argument(metavar="B.jsonl", help="System B, same subset ids.")],
+    test: Annotated[str, typer.Option("--test", "-t", help="all, or a comma-separated list of: sign, wilcoxon, "
+                                      "ttest, mcnemar, mapsswe, bootstrap, permutation.")] = "all",
+    alpha: AlphaOption = 0.05,
+    tails: TailsOption = 2,
+    ties: Annotated[Ties, typer.Option("--ties", help="Sign test: drop tied subsets (the default) or split "
+                                       "them half and half as NIST's sc_stats does.")] = Ties.drop,
+    zero_method: Annotated[ZeroMethod, typer.Option("--zero-method", help="Wilcoxon: drop zero differences "
+                                                    "(wilcox) or rank them unsigned (pratt).")] = ZeroMethod.wilcox,
+    exact: Annotated[bool | None, typer.Option("--exact/--normal", help="Force exact p-values (sign, "
+                                               "Wilcoxon, McNemar) or the normal/chi-square approximations. "
+                                               "Default: exact sign and McNemar, Wilcoxon exact up to "
+                                               "N = 50.", show_default=False)] = None,
+    resamples: Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap / randomization "
+                                           "resamples.")] = 9999,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the resampling tests.")] = 0,
+    min_good: Annotated[int, typer.Option("--min-good", min=1, help="MAPSSWE: jointly right items that "
+                                          "close a segment.")] = 2,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Compare two systems scored on the same subsets with paired significance tests (a NIST-style report)."""
+    tests = parse_tests(test)
+    data = pair_records(read_records(a_path), read_records(b_path), str(a_path), str(b_path))
+    options = CompareOptions(alpha=alpha, tails=tails, ties=ties.value, zero_method=zero_method.value,
+                             exact=exact, resamples=resamples, seed=seed, min_good=min_good)
+    results = compare(data, tests, options)
+    if fmt is not Format.table:
+        emit(render(results, fmt, RESULT_COLUMNS))
+        return
+    direction = "higher" if data.higher_is_better else "lower"
+    header = (f"A = {a_path}   B = {b_path}\n{len(data.ids)} subsets, measure: {data.measure} "
+              f"({direction} is better), alpha = {alpha:g}, {tails}-tailed")
+    per_subset = render(subset_table(data), Format.table, title="Per-subset results")
+    emit("\n\n".join([header, render(results, Format.table, RESULT_COLUMNS, title="Paired tests"),
+                      "\n".join(r["summary"] for r in results), per_subset]))
+
+
+@app.command("signtest-table")
+def signtest_table_cmd(
+    alpha: AlphaOption = 0.05,
+    tails: TailsOption = 2,
+    n_min: Annotated[int, typer.Option("--min-n", min=1, help="Smallest N.")] = 5,
+    n_max: Annotated[int, typer.Option("--max-n", min=1, help="Largest N.")] = 50,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Critical values of the sign test: reject H0 when min(N+, N-) <= critical_value (exact binomial)."""
+    rows = sign_test_table(alpha, tails, n_min, n_max)
+    if fmt is not Format.table:
+        emit(render(rows, fmt))
+        return
+    emit(f"Sign test critical values, {tails}-tailed, alpha = {alpha:g}: reject H0 when min(N+, N-) <= "
+         "critical_value\n(p_value = P(C <= critical_value); empty = no outcome is significant at this N)\n\n"
+         + render(rows, fmt))
+
+
+@app.command("segscore")
+def segscore_cmd(
+    gold: Annotated[Path, typer.Argument(help="Gold segmentation: one sentence per line, words space-separated.")],
+    pred: Annotated[Path, typer.Argument(help="Predicted segmentation of the same lines.")],
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
+    scores = score_lines(read_lines(gold), read_lines(pred), str(gold), str(pred))
+    if fmt in (Format.json, Format.jsonl):
+        emit(to_json(scores))
+        return
+    rows = [{"level": level, **scores[level]} for level in ("word", "boundary")]
+    emit(render(rows, fmt, title=f"{scores['lines']} lines"))
