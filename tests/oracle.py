@@ -1,0 +1,42 @@
+"""Brute-force substring statistics for small corpora: the reference every index statistic is checked against."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from termx.units import Unit, split_words
+
+
+def token_lists(texts: list[str], unit: Unit) -> list[list[object]]:
+    """Each document as a list of tokens in the unit (bytes as ints, chars, words)."""
+    if unit is Unit.byte:
+        return [list(t.encode("utf-8")) for t in texts]
+    if unit is Unit.char:
+        return [list(t) for t in texts]
+    return [split_words(t) for t in texts]
+
+
+def substring_occurrences(docs: list[list[object]]) -> dict[tuple[object, ...], list[tuple[int, int]]]:
+    """Every distinct substring (token tuple) → its occurrences (doc, start); never across documents."""
+    occ: dict[tuple[object, ...], list[tuple[int, int]]] = defaultdict(list)
+    for d, toks in enumerate(docs):
+        for s in range(len(toks)):
+            for e in range(s + 1, len(toks) + 1):
+                occ[tuple(toks[s:e])].append((d, s))
+    return occ
+
+
+def df_k(occurrences: list[tuple[int, int]], kmax: int) -> list[int]:
+    """df_1..df_kmax: documents holding the substring at least k times."""
+    per_doc: dict[int, int] = defaultdict(int)
+    for d, _ in occurrences:
+        per_doc[d] += 1
+    return [sum(1 for c in per_doc.values() if c >= k) for k in range(1, kmax + 1)]
+
+
+def brute_classes(docs: list[list[object]]) -> dict[frozenset[tuple[int, int]], set[tuple[object, ...]]]:
+    """Substrings grouped by occurrence set: each group is one class (the distributional equivalence)."""
+    groups: dict[frozenset[tuple[int, int]], set[tuple[object, ...]]] = defaultdict(set)
+    for s, occ in substring_occurrences(docs).items():
+        groups[frozenset(occ)].add(s)
+    return groups

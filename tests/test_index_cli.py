@@ -1,0 +1,166 @@
+"""`termx index / corpora / drop` end to end against PostgreSQL, including every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from termx import store
+from termx.cli import app
+from termx.db import get_engine
+from termx.indexer import index_documents
+from termx.ingest import Document
+from termx.store import get_corpus, list_corpora
+
+runner = CliRunner()
+
+
+def _name() -> str:
+    return f"c-{uuid.uuid4().hex[:10]}"
+
+
+def _docs(tmp_path: Path, texts: list[str] | None = None) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir(exist_ok=True)
+    for n, text in enumerate(texts or ["Hi_Ho_Hi_Ho", "Hi_Ho", "Hi"]):
+        (folder / f"doc{n}.txt").write_text(text, encoding="utf-8")
+    return folder
+
+
+def _run(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, list(args))
+
+
+def _error_line(result) -> str:  # type: ignore[no-untyped-def]
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def test_index_and_corpora_json(db_env: str, tmp_path: Path) -> None:
+    name = _name()
+    result = _run("index", str(_docs(tmp_path)), "--corpus", name, "--quiet", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["tokens"] == 18 and summary["documents"] == 3
+    rows = {r["name"]: r for r in json.loads(_run("corpora", "--format", "json").stdout)}
+    assert {k: rows[name][k] for k in ("unit", "tokens", "documents", "classes", "max_k")} == \
+        {"unit": "byte", "tokens": 18, "documents": 3, "classes": summary["classes"], "max_k": 4}
+    csv_out = _run("corpora", "--format", "csv").stdout
+    assert csv_out.splitlines()[0].startswith("name,unit,tokens")
+
+
+def test_jsonl_lines_and_stdin_inputs(db_env: str, tmp_path: Path) -> None:
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"id": "a", "title": "T", "text": "one two"}\n\n{"text": "three"}\n', encoding="utf-8")
+    name = _name()
+    assert _run("index", str(jsonl), "--corpus", name, "-q").exit_code == 0
+    assert get_corpus_docs(db_env, name) == 2
+    lines = tmp_path / "l.txt"
+    lines.write_text("first line\nsecond line\n\nthird\n", encoding="utf-8")
+    name2 = _name()
+    assert _run("index", str(lines), "--corpus", name2, "--input", "lines", "--unit", "word", "-q").exit_code == 0
+    assert get_corpus_docs(db_env, name2) == 3
+    name3 = _name()
+    result = runner.invoke(app, ["index", "-", "--corpus", name3, "-q"], input="from stdin")
+    assert result.exit_code == 0, result.stderr
+    assert get_corpus_docs(db_env, name3) == 1
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"", "is empty"),
+    (b"abc\x00def", "NUL byte at offset 3"),
+    (b"ok \xff\xfe bad", "not valid UTF-8 at byte offset 3"),
+])
+def test_bad_files_give_one_line_errors(db_env: str, tmp_path: Path, content: bytes, expected: str) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(content)
+    name = _name()
+    line = _error_line(_run("index", str(bad), "--corpus", name))
+    assert expected in line and str(bad) in line
+    assert all(c.name != name for c in _corpora(db_env))
+
+
+def test_invalid_utf8_can_be_replaced(db_env: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok \xff bad")
+    result = _run("index", str(bad), "--corpus", _name(), "--invalid", "replace", "-q", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["replaced_bytes"] == 1
+
+
+def test_empty_directory_and_missing_path(db_env: str, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert "holds no files" in _error_line(_run("index", str(tmp_path / "empty"), "--corpus", _name()))
+    assert "no such file" in _error_line(_run("index", str(tmp_path / "nope"), "--corpus", _name()))
+
+
+def test_bad_jsonl_names_the_line(db_env: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "fine"}\n{"txt": 1}\n', encoding="utf-8")
+    assert f"{bad}:2" in _error_line(_run("index", str(bad), "--corpus", _name()))
+
+
+def test_existing_corpus_needs_replace(db_env: str, tmp_path: Path) -> None:
+    name = _name()
+    docs = _docs(tmp_path)
+    assert _run("index", str(docs), "--corpus", name, "-q").exit_code == 0
+    assert "already exists" in _error_line(_run("index", str(docs), "--corpus", name, "-q"))
+    (tmp_path / "x").mkdir()
+    other = _docs(tmp_path / "x", ["a new text"])
+    assert _run("index", str(other), "--corpus", name, "-q", "--replace").exit_code == 0
+    assert {c.name: c.documents for c in _corpora(db_env)}[name] == 1
+
+
+def test_drop(db_env: str, tmp_path: Path) -> None:
+    name = _name()
+    assert _run("index", str(_docs(tmp_path)), "--corpus", name, "-q").exit_code == 0
+    assert _run("drop", name, "-q").exit_code == 0
+    assert all(c.name != name for c in _corpora(db_env))
+    assert "no corpus named" in _error_line(_run("drop", name))
+
+
+def test_database_down_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TERMX_DATABASE_URL", raising=False)
+    line = _error_line(_run("index", str(_docs(tmp_path)), "--corpus", "x",
+                            "--db", "postgresql://postgres@127.0.0.1:1/nowhere"))
+    assert "cannot connect" in line and "127.0.0.1:1" in line
+
+
+def test_failed_build_leaves_no_trace(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """An exception half-way through the load rolls everything back; the old corpus stays intact."""
+    name = _name()
+    index_documents(engine, name, [Document("old", "old text old text")])
+    before = get_corpus(engine, name)
+
+    def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("injected failure during the class load")
+
+    monkeypatch.setattr(store, "_copy_classes", boom)
+    with pytest.raises(RuntimeError):
+        index_documents(engine, name, [Document("new", "brand new"), Document("n2", "x")], replace=True)
+    with pytest.raises(RuntimeError):
+        index_documents(engine, name + "-new", [Document("new", "brand new")])
+    after = get_corpus(engine, name)
+    assert (after.id, after.documents, after.tokens) == (before.id, before.documents, before.tokens)
+    assert all(c.name != name + "-new" for c in list_corpora(engine))
+    with engine.connect() as conn:
+        orphans = conn.execute(sa.text("SELECT count(*) FROM pg_tables WHERE schemaname = 'termx' AND "
+                                       "tablename LIKE 'class\\_%' AND tablename NOT IN "
+                                       "(SELECT 'class_' || id FROM termx.shard)")).scalar()
+    assert orphans == 0
+
+
+def _corpora(url: str):  # type: ignore[no-untyped-def]
+    return list_corpora(get_engine(url))
+
+
+def get_corpus_docs(url: str, name: str) -> int:
+    return get_corpus(get_engine(url), name).documents

@@ -1,0 +1,101 @@
+"""The stored index against brute force: every substring's freq and df_k, and the classes themselves."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from termx.indexer import index_documents
+from termx.ingest import Document
+from termx.loaded import LoadedIndex, load_index
+from termx.units import Unit
+
+from .oracle import brute_classes, df_k, substring_occurrences, token_lists
+
+KMAX = 3
+
+
+def _build(engine, texts: list[str], unit: Unit) -> LoadedIndex:  # type: ignore[no-untyped-def]
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
+    index_documents(engine, name, docs, unit, KMAX)
+    return load_index(engine, name)
+
+
+def _ids(index: LoadedIndex, sub: tuple[object, ...]) -> np.ndarray:
+    if index.unit is Unit.byte:
+        return np.array(sub, dtype=np.int64)
+    assert index.vocab is not None
+    return np.array([index.vocab.index(str(t)) + 1 for t in sub], dtype=np.int64)
+
+
+def _stats(index: LoadedIndex, ids: np.ndarray) -> tuple[int, list[int]]:
+    i, j = index.interval(ids)
+    k = index.class_of(i, j)
+    if k < 0:
+        return j - i + 1, [1] + [0] * (KMAX - 1)
+    assert index.cls_lbl[k] < len(ids) <= index.cls_sil[k]
+    return int(index.cls_j[k] - index.cls_i[k] + 1), index.cls_df[k].tolist()
+
+
+def _index_classes(index: LoadedIndex) -> dict[frozenset[tuple[int, int]], set[tuple[int, ...]]]:
+    """Non-trivial classes of the index as (occurrence set → member token tuples)."""
+    out = {}
+    for k in range(len(index.cls_i)):
+        i, j, lbl, sil = (int(x) for x in (index.cls_i[k], index.cls_j[k], index.cls_lbl[k], index.cls_sil[k]))
+        occ = set()
+        for w in range(i, j + 1):
+            d = index.doc_of_rank(w)
+            occ.add((d, int(index.sa[w] - index.doc_start[d])))
+        p = int(index.sa[i])
+        out[frozenset(occ)] = {tuple(int(t) for t in index.tokens[p:p + m]) for m in range(lbl + 1, sil + 1)}
+    return out
+
+
+def _to_ids(index: LoadedIndex, members: set[tuple[object, ...]]) -> set[tuple[int, ...]]:
+    return {tuple(int(x) for x in _ids(index, m)) for m in members}
+
+
+def _check(engine, texts: list[str], unit: Unit) -> None:  # type: ignore[no-untyped-def]
+    index = _build(engine, texts, unit)
+    docs = token_lists(texts, unit)
+    occurrences = substring_occurrences(docs)
+    for sub, occ in occurrences.items():
+        assert _stats(index, _ids(index, sub)) == (len(occ), df_k(occ, KMAX)), sub
+    brute = {occ: _to_ids(index, members) for occ, members in brute_classes(docs).items() if len(occ) > 1}
+    assert _index_classes(index) == brute
+    assert index.corpus.tokens == sum(len(d) for d in docs)
+    assert index.corpus.classes == len(brute)
+
+
+corpora = st.lists(st.text(alphabet="ab_c", min_size=1, max_size=14), min_size=1, max_size=5)
+settings_db = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@settings_db
+@given(texts=corpora)
+def test_byte_unit_matches_brute_force(engine, texts: list[str]) -> None:
+    _check(engine, texts, Unit.byte)
+
+
+@settings_db
+@given(texts=st.lists(st.text(alphabet="日本語ab", min_size=1, max_size=12), min_size=1, max_size=5))
+def test_char_unit_matches_brute_force(engine, texts: list[str]) -> None:
+    _check(engine, texts, Unit.char)
+
+
+@settings_db
+@given(texts=st.lists(st.lists(st.sampled_from(["the", "cat", "a", ".", "mat"]), min_size=1, max_size=10)
+                      .map(" ".join), min_size=1, max_size=5))
+def test_word_unit_matches_brute_force(engine, texts: list[str]) -> None:
+    _check(engine, texts, Unit.word)
+
+
+@settings_db
+@given(texts=st.lists(st.text(alphabet="aé€😀", min_size=1, max_size=8), min_size=1, max_size=4))
+def test_byte_unit_with_multibyte_characters(engine, texts: list[str]) -> None:
+    """Classes may start or end inside a character; the stored reps stay valid UTF-8 and stats stay exact."""
+    _check(engine, texts, Unit.byte)
