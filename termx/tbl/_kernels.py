@@ -68,9 +68,9 @@ def _grow(a):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _touch(q, sign, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base,  # type: ignore[no-untyped-def]
-           slot_of, cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf):
-    """Add (sign=+1) or remove (-1) position q's contribution to every rule that applies there.
+def _touch(q, sign, mask, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R,  # type: ignore[no-untyped-def]
+           base, slot_of, cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf):
+    """Add (sign=+1) or remove (-1) position q's contribution to the rules of the templates in `mask`.
 
     An error at q is a *good* for the rule (t, tags[q], gold[q], a); a correct tag at q is a *bad*
     for every rule (t, tags[q], *, a). Rules are proposed only here, i.e. only where they fix an error.
@@ -78,6 +78,8 @@ def _touch(q, sign, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R
     f = tags[q]
     g = gold[q]
     for t in range(ncond.shape[0]):
+        if t < 64 and not (mask >> np.uint64(t)) & np.uint64(1):
+            continue
         if not _values(q, t, tags, toks, lo, hi, ncond, feat, noff, off, vals, nv):
             continue
         m = _codes(t, ncond, mult, vals, nv, idx, buf)
@@ -142,12 +144,15 @@ def rule_positions(tags, toks, lo, hi, f, nc, feat_c, noff_c, off_c, args):  # t
 
 @njit(cache=True)
 def learn_kernel(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base,  # type: ignore[no-untyped-def]
-                 window, min_score, max_rules):
+                 window, delta_mask, min_score, max_rules):
     """Greedy TBL on `tags` (modified in place); returns the chosen rules' keys, goods, bads and args.
 
     Best rule: highest good - bad, then fewest bad, then smallest key. After a rule is applied only
     the positions within `window` of a changed tag are rescored (removed with the old tags, re-added
-    with the new ones), so each step costs O(changes x window x templates), not O(corpus).
+    with the new ones), and there only the templates that read a changed tag (all templates at a
+    changed position itself), so each step costs O(changes x window x templates), not O(corpus).
+    `delta_mask[d + window]` = bit set of the templates with a tag condition at offset d (64 at most
+    are masked; templates beyond the 64th are always rescored).
     """
     n = tags.shape[0]
     K = ncond.shape[0]
@@ -164,15 +169,16 @@ def learn_kernel(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radi
     nv = np.zeros(maxc, np.int64)
     idx = np.zeros(maxc, np.int64)
     buf = np.zeros(maxo ** maxc, np.int64)
+    every = ~np.uint64(0)
     for q in range(n):
-        good, slot_cid, slot_key, badc = _touch(q, 1, tags, gold, toks, lo, hi, T, ncond, feat, noff, off,
-                                                mult, R, base, slot_of, cid_of, good, slot_cid, slot_key,
-                                                badc, counts, vals, nv, idx, buf)
+        good, slot_cid, slot_key, badc = _touch(
+            q, 1, every, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base, slot_of,
+            cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf)
     keys = []
     goods = []
     bads = []
     argl = []
-    mark = np.zeros(n, np.bool_)
+    mark = np.zeros(n, np.uint64)
     aff = np.empty(n, np.int64)
     args = np.zeros(maxc, np.int64)
     while len(keys) < max_rules:
@@ -210,20 +216,21 @@ def learn_kernel(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radi
         for i in range(changed.shape[0]):
             p = changed[i]
             for q in range(max(lo[p], p - window), min(hi[p], p + window + 1)):
-                if not mark[q]:
-                    mark[q] = True
+                m = delta_mask[p - q + window]
+                if m != 0 and mark[q] == 0:
                     aff[na] = q
                     na += 1
+                mark[q] |= m
         for i in range(na):
-            good, slot_cid, slot_key, badc = _touch(aff[i], -1, tags, gold, toks, lo, hi, T, ncond, feat,
-                                                    noff, off, mult, R, base, slot_of, cid_of, good, slot_cid,
-                                                    slot_key, badc, counts, vals, nv, idx, buf)
+            good, slot_cid, slot_key, badc = _touch(
+                aff[i], -1, mark[aff[i]], tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base, slot_of,
+                cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf)
         for i in range(changed.shape[0]):
             tags[changed[i]] = g
         for i in range(na):
-            good, slot_cid, slot_key, badc = _touch(aff[i], 1, tags, gold, toks, lo, hi, T, ncond, feat, noff,
-                                                    off, mult, R, base, slot_of, cid_of, good, slot_cid,
-                                                    slot_key, badc, counts, vals, nv, idx, buf)
-            mark[aff[i]] = False
+            good, slot_cid, slot_key, badc = _touch(
+                aff[i], 1, mark[aff[i]], tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base, slot_of,
+                cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf)
+            mark[aff[i]] = 0
         argl.append(args.copy())
     return keys, goods, bads, argl

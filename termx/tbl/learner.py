@@ -156,8 +156,16 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
             raise InputError("too many distinct rules to number them in 64 bits",
                              hint="use fewer token conditions per template or fewer distinct tokens")
     window = max(t.window for t in templates)
+    # Which templates must be rescored at q when the tag at q + d changed (d = 0: all of them).
+    delta_mask = np.zeros(2 * window + 1, np.uint64)
+    delta_mask[window] = ~np.uint64(0)
+    for i, t in enumerate(templates[:64]):
+        for c in t.conditions:
+            if c.feature == "tag":
+                for o in c.offsets:
+                    delta_mask[o + window] |= np.uint64(1) << np.uint64(i)
     keys, goods, bads, argl = _kernels.learn_kernel(
-        cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base, window, min_score,
+        cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base, window, delta_mask, min_score,
         max_rules if max_rules is not None else n + 1)
     rules = []
     for key, good, bad, a in zip(keys, goods, bads, argl, strict=True):
