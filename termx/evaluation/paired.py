@@ -595,12 +595,12 @@ def approximate_randomization(
         "n": n,
         "alternative": alternative,
     }
-    if n < 1:
+    if n < 2:
         return PairedResult(
             method="approximate randomization",
             statistic=None,
             p_value=None,
-            note="no subsets: the randomization test is undefined",
+            note=f"{n} subset(s): the randomization test needs at least 2",
             **base,
         )
     observed = metric(xa) - metric(ya)
