@@ -8,6 +8,7 @@ at most `rep_cap` tokens and `REP_MAX_BYTES` bytes, as valid UTF-8 — see `_put
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numba as nb
 import numpy as np
@@ -22,16 +23,28 @@ BUFFER_BYTES = 8 << 20
 def class_rows(shard_id: int, i: np.ndarray, j: np.ndarray, lbl: np.ndarray, sil: np.ndarray,
                df: np.ndarray, sa: np.ndarray, tokens: np.ndarray, blob: np.ndarray, offsets: np.ndarray,
                joiner: bytes, rep_cap: int) -> Iterator[tuple[bytes, int]]:
-    """Yield (binary COPY bytes, rows in them) chunks for all classes, header first and trailer last."""
-    buf = np.empty(BUFFER_BYTES, dtype=np.uint8)
+    """Yield (binary COPY bytes, rows in them) chunks for all classes, header first and trailer last.
+
+    The next chunk is encoded in a worker thread (the kernel releases the GIL) while the caller sends the
+    current one, so encoding hides behind the database's COPY.
+    """
     join = np.frombuffer(joiner, dtype=np.uint8).copy()
-    yield COPY_HEADER, 0
-    row = 0
-    while row < len(i):
+
+    def encode(row: int) -> tuple[int, bytes]:
+        buf = np.empty(BUFFER_BYTES, dtype=np.uint8)
         stop, nbytes = _encode(row, shard_id, i, j, lbl, sil, df, sa, tokens, blob, offsets, join,
                                rep_cap, REP_MAX_BYTES, buf)
-        yield buf[:nbytes].tobytes(), stop - row
-        row = stop
+        return stop, buf[:nbytes].tobytes()
+
+    yield COPY_HEADER, 0
+    row = 0
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(encode, row) if len(i) else None
+        while pending is not None:
+            stop, data = pending.result()
+            pending = pool.submit(encode, stop) if stop < len(i) else None
+            yield data, stop - row
+            row = stop
     yield COPY_TRAILER, 0
 
 
@@ -98,7 +111,7 @@ def _put_rep(buf, pos, start, length, tokens, blob, offsets, join, max_bytes):  
     return pos
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _encode(row, shard_id, ci, cj, clbl, csil, df, sa, tokens, blob, offsets, join, rep_cap,  # type: ignore[no-untyped-def]
             max_bytes, buf):
     """Encode rows from `row` on until the buffer could overflow; returns (next row, bytes written)."""

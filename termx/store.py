@@ -170,8 +170,8 @@ def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap
 def _index_and_attach(conn: psycopg.Connection, shard_id: int) -> None:
     """Indexes after the load, then the partition joins termx.class."""
     part = class_partition(shard_id)
-    conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
-    conn.execute(sql.SQL("CREATE INDEX ON {} (shard_id, rep, sil)").format(part))
+    conn.execute("SET LOCAL maintenance_work_mem = '1GB'")  # sort in memory: several times faster
+    conn.execute(sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part))
     conn.execute(sql.SQL("ALTER TABLE termx.class ATTACH PARTITION {} FOR VALUES IN ({})")
                  .format(part, sql.Literal(int(shard_id))))
     conn.execute(sql.SQL("ANALYZE {}").format(part))
