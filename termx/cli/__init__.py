@@ -17,14 +17,24 @@ class _Group(TyperGroup):
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         try:
             return super().invoke(ctx)
-        except TermxError as exc:
-            if "--debug" in sys.argv:
-                raise
-            typer.echo(f"Error: {exc}", err=True)
-            raise typer.Exit(1) from None
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
         except KeyboardInterrupt:
             typer.echo("Error: interrupted (nothing was written)", err=True)
             raise typer.Exit(130) from None
+        except Exception as exc:
+            if "--debug" in sys.argv:
+                raise
+            typer.echo(f"Error: {_one_line(exc)}", err=True)
+            raise typer.Exit(1) from None
+
+
+def _one_line(exc: Exception) -> str:
+    """A library error as is; anything else as its type and first line, with a pointer to --debug."""
+    if isinstance(exc, TermxError):
+        return str(exc)
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)"
 
 
 app = typer.Typer(
@@ -47,6 +57,7 @@ def _register() -> None:
     from termx.cli import commands_index  # noqa: F401
     from termx.cli import commands_evaluation  # noqa: F401
     from termx.cli import commands_tbl  # noqa: F401
+    from termx.cli import commands_terms  # noqa: F401
 
 
 _register()
