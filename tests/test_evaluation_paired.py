@@ -56,7 +56,7 @@ def test_sign_test_contract_example():
     assert res.p_value == 0.015625 and res.n == 7 and res.ties == 1 and res.favours == "x"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(pairs(max_size=40), ALTS)
 def test_sign_test_matches_binomtest(xy, alternative):
     x, y = xy
@@ -171,7 +171,7 @@ def test_wilcoxon_exact_with_ties_and_zeros_matches_scipy_permutation(xy, altern
     assert res.statistic == ref.statistic
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(pairs(max_size=60, hi=6), ALTS, st.sampled_from(["wilcox", "pratt"]), st.booleans())
 def test_wilcoxon_normal_matches_scipy_asymptotic(xy, alternative, zero_method, correction):
     x, y = xy
@@ -205,7 +205,7 @@ def test_wilcoxon_counts_dropped_zeros_and_pratt_keeps_them():
 # --- paired t ---------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(pairs(max_size=30, hi=9), ALTS)
 def test_paired_t_matches_scipy(xy, alternative):
     x, y = xy
@@ -239,7 +239,7 @@ def _table(x, y):
             [int(((x == 0) & (y == 1)).sum()), int(((x == 0) & (y == 0)).sum())]]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(outcome_pairs())
 def test_mcnemar_matches_statsmodels(xy):
     x, y = xy

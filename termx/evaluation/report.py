@@ -89,8 +89,11 @@ def _run(test: str, data: PairedRecords, options: CompareOptions, alternative: p
             xb = np.concatenate([np.asarray(o, dtype=np.int64) for o in data.b_outcomes])
             res = paired.mcnemar(xa, xb, method="chi2" if options.exact is False else "exact",
                                  alternative=alternative)
-            diff = float(xa.mean() - xb.mean()) if xa.size else None
-            return res, diff, "accuracy A - B over items"
+            if not xa.size:
+                return res, None, "no items"
+            if data.higher_is_better:
+                return res, float(xa.mean() - xb.mean()), "item accuracy A - B"
+            return res, float(xb.mean() - xa.mean()), "item error rate A - B"
         res = paired.mapsswe(data.a_outcomes, data.b_outcomes, min_good=options.min_good, alternative=alternative)
         segs = res.details["segments"]
         diff = (res.details["x_errors"] - res.details["y_errors"]) / segs if segs else None
