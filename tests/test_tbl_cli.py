@@ -34,6 +34,7 @@ def test_train_apply_rules(db_env: str, files: tuple[str, str], tmp_path: Path) 
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["accuracy_before"] < 1.0 and out["accuracy_after"] == 1.0
+    assert out["n_rules"] == len(out["rules"]) > 0
     assert out["rules"][0]["rule"].startswith("· → |") and out["rules"][0]["score"] >= 2
 
     res = run("tbl", "apply", name, pred)

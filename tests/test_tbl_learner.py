@@ -209,3 +209,8 @@ def test_bad_inputs() -> None:
 def test_empty_input() -> None:
     model = learn([], [], [])
     assert model.rules == () and model.accuracy_after == 1.0
+
+
+def test_template_text_round_trip() -> None:
+    assert parse_templates("\n".join(t.spec for t in DEFAULT_TEMPLATES)) == DEFAULT_TEMPLATES
+    assert parse_templates("# comment\n\nx tag[-3..-1]  # trailing\n")[0].conditions[0].offsets == (-3, -2, -1)

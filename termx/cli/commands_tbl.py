@@ -24,7 +24,7 @@ def _rule_rows(model) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
 
 
 def _summary(name: str, model) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    return {"name": name, "positions": model.n_positions, "rules": len(model.rules),
+    return {"name": name, "positions": model.n_positions, "n_rules": len(model.rules),
             "accuracy_before": round(model.accuracy_before, 6), "accuracy_after": round(model.accuracy_after, 6)}
 
 

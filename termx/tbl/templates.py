@@ -55,8 +55,8 @@ class Condition:
     @property
     def spec(self) -> str:
         """The condition in template syntax, e.g. `tag[-2..-1]`."""
-        lo, hi = self.offsets[0], self.offsets[-1]
-        return f"{self.feature}[{lo:+d}]" if lo == hi else f"{self.feature}[{lo:+d}..{hi:+d}]"
+        lo, hi = (f"{o:+d}" if o else "0" for o in (self.offsets[0], self.offsets[-1]))
+        return f"{self.feature}[{lo}]" if lo == hi else f"{self.feature}[{lo}..{hi}]"
 
     def describe(self, value: str) -> str:
         """Readable form, as in the seed's fig. 5.22: 'one of the previous 2 tags is DT'."""
