@@ -67,7 +67,7 @@ def test_compare_all_tests_json(ab):
         assert r["p_value"] is not None and 0 < r["p_value"] <= 1 and r["better"] in ("B", None)
     by = {r["test"]: r for r in rows}
     assert by["ttest"]["p_value"] == pytest.approx(stats.ttest_rel(A_ERRORS, B_ERRORS).pvalue, abs=1e-9)
-    assert by["mcnemar"]["details"]["y_only_right"] == sum(A_ERRORS) - sum(B_ERRORS)
+    assert by["mcnemar"]["details"]["b_only_right"] == sum(A_ERRORS) - sum(B_ERRORS)
     assert by["mcnemar"]["difference"] == pytest.approx((sum(A_ERRORS) - sum(B_ERRORS)) / 80)
     assert by["bootstrap"]["difference"] == pytest.approx((sum(A_ERRORS) - sum(B_ERRORS)) / 80)
 

@@ -118,6 +118,12 @@ def _effect(res: paired.PairedResult) -> tuple[float | None, str | None]:
     return None, None
 
 
+def _ab_keys(details: dict[str, Any]) -> dict[str, Any]:
+    """The low-level tests call the systems x and y; the report calls them A and B."""
+    return {("a_" + k[2:] if k.startswith("x_") else "b_" + k[2:] if k.startswith("y_") else k): v
+            for k, v in details.items()}
+
+
 def _summary(row: dict[str, Any]) -> str:
     if row["p_value"] is None:
         return f"{row['test']}: undefined ({row['note']})"
@@ -168,7 +174,7 @@ def compare(data: PairedRecords, tests: Sequence[str], options: CompareOptions |
                "decision": "undefined" if significant is None else "reject H0" if significant else "keep H0",
                "better": side[res.favours] if significant else None, "favours": side[res.favours],
                "difference": diff, "difference_name": diff_name, "effect": effect, "effect_name": effect_name,
-               "note": res.note, "details": res.details}
+               "note": res.note, "details": _ab_keys(res.details)}
         row["summary"] = _summary(row)
         rows.append(row)
     return rows
