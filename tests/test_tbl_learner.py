@@ -214,3 +214,16 @@ def test_empty_input() -> None:
 def test_template_text_round_trip() -> None:
     assert parse_templates("\n".join(t.spec for t in DEFAULT_TEMPLATES)) == DEFAULT_TEMPLATES
     assert parse_templates("# comment\n\nx tag[-3..-1]  # trailing\n")[0].conditions[0].offsets == (-3, -2, -1)
+
+
+def test_more_than_64_templates_match_reference() -> None:
+    # Templates past the 64th are outside the kernel's rescoring bit mask and always rescored.
+    many = parse_templates("\n".join(f"t{i} tag[{-(i % 3) - 1}] tok[{i % 5 - 2}]" for i in range(66))
+                           + "\nlast tag[+2]")
+    rng = np.random.default_rng(5)
+    toks = rng.integers(0, 3, 30).tolist()
+    gold = rng.integers(0, 2, 30).tolist()
+    init = rng.integers(0, 2, 30).tolist()
+    model = learn(toks, gold, init, [12, 18], templates=many, min_score=1)
+    assert as_tuples(model.rules) == ref_learn(many, toks, gold, init, [12, 18], 2, 1)
+    assert model.rules

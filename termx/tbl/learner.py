@@ -159,11 +159,12 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
     # Which templates must be rescored at q when the tag at q + d changed (d = 0: all of them).
     delta_mask = np.zeros(2 * window + 1, np.uint64)
     delta_mask[window] = ~np.uint64(0)
-    for i, t in enumerate(templates[:64]):
+    for i, t in enumerate(templates):
+        bit = np.uint64(1) << np.uint64(i) if i < 64 else ~np.uint64(0)  # the kernel masks 64 templates
         for c in t.conditions:
             if c.feature == "tag":
                 for o in c.offsets:
-                    delta_mask[o + window] |= np.uint64(1) << np.uint64(i)
+                    delta_mask[o + window] |= bit
     keys, goods, bads, argl = _kernels.learn_kernel(
         cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base, window, delta_mask, min_score,
         max_rules if max_rules is not None else n + 1)
