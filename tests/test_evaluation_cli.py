@@ -94,6 +94,15 @@ def test_compare_options_reach_the_tests(ab):
     assert pratt["n"] == 8 and pratt["details"]["zero_method"] == "pratt"
 
 
+def test_equal_error_differences_tie_exactly_as_rates(tmp_path):
+    """3/12 - 2/12 != 1/12 in floating point; the Wilcoxon ranks must still see one tie group."""
+    a = _write(tmp_path / "a.jsonl", [{"id": i, "errors": e, "total": 12} for i, e in enumerate([3, 1, 5, 7])])
+    b = _write(tmp_path / "b.jsonl", [{"id": i, "errors": e, "total": 12} for i, e in enumerate([2, 0, 4, 2])])
+    [row] = json.loads(_ok(["compare", str(a), str(b), "-t", "wilcoxon", "-f", "json"]))
+    ref = stats.wilcoxon([1, 1, 1, 5], [0, 0, 0, 0], method=stats.PermutationMethod())
+    assert row["p_value"] == pytest.approx(ref.pvalue, abs=1e-12) and row["details"]["r_minus"] == 10
+
+
 def test_compare_scores_higher_is_better(tmp_path):
     a = _write(tmp_path / "a.jsonl", [{"id": i, "score": 0.9 + i / 100} for i in range(10)])
     b = _write(tmp_path / "b.jsonl", [{"id": i, "score": 0.5 + i / 100} for i in range(10)])

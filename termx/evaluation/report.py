@@ -63,12 +63,21 @@ def _goodness_metric(data: PairedRecords) -> tuple[NDArray[np.float64], NDArray[
     return data.a, data.b, lambda m: -float(m.mean()), "mean errors per subset"
 
 
+def _differences(data: PairedRecords) -> NDArray[np.float64]:
+    """Per-subset A − B in the measure; error rates as (errors_A − errors_B) / total, which is exact for counts."""
+    if data.a_errors is not None and data.b_errors is not None and data.totals is not None:
+        return (data.a_errors - data.b_errors) / data.totals
+    return data.a - data.b
+
+
 def _run(test: str, data: PairedRecords, options: CompareOptions, alternative: paired.Alternative,
          ) -> tuple[paired.PairedResult, float | None, str]:
     """One low-level test with A as x and B as y (goodness oriented), plus its A − B difference and its name."""
     sign = 1.0 if data.higher_is_better else -1.0
-    ga, gb = sign * data.a, sign * data.b
-    mean_diff = float((data.a - data.b).mean())
+    raw = _differences(data)
+    # the subset tests see goodness differences against zero, so equal error differences tie exactly
+    ga, gb = sign * raw, np.zeros_like(raw)
+    mean_diff = float(raw.mean())
     per_subset = f"mean {data.measure} A - B per subset"
     if test == "sign":
         method: Literal["exact", "normal"] = "normal" if options.exact is False else "exact"
@@ -183,9 +192,9 @@ def compare(data: PairedRecords, tests: Sequence[str], options: CompareOptions |
 def subset_table(data: PairedRecords) -> list[dict[str, Any]]:
     """Per-subset figures side by side with the winner of each subset."""
     rows = []
+    diffs = _differences(data)
     for i, doc_id in enumerate(data.ids):
-        a, b = float(data.a[i]), float(data.b[i])
-        a_wins = a > b if data.higher_is_better else a < b
-        rows.append({"id": doc_id, "A": a, "B": b, "A-B": a - b,
-                     "better": "tie" if a == b else "A" if a_wins else "B"})
+        a, b, d = float(data.a[i]), float(data.b[i]), float(diffs[i])
+        a_wins = d > 0 if data.higher_is_better else d < 0
+        rows.append({"id": doc_id, "A": a, "B": b, "A-B": d, "better": "tie" if d == 0 else "A" if a_wins else "B"})
     return rows
