@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from termx.errors import TermxError
 
@@ -14,11 +16,14 @@ from termx.errors import TermxError
 class _Group(TyperGroup):
     """Turns library errors into `Error: <what> (<hint>)` and exit 1; `--debug` shows the traceback."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        except (typer.Exit, typer.Abort, TyperException):  # help, usage errors (exit 2), explicit exits
             raise
+        except BrokenPipeError:  # `termx ... | head`: stop quietly like other Unix tools
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
         except KeyboardInterrupt:
             typer.echo("Error: interrupted (nothing was written)", err=True)
             raise typer.Exit(130) from None
@@ -54,10 +59,13 @@ def _root(debug: bool = typer.Option(False, "--debug", help="Show full traceback
 
 def _register() -> None:
     """Import the command modules; each adds its commands to `app`."""
-    from termx.cli import commands_index  # noqa: F401
-    from termx.cli import commands_evaluation  # noqa: F401
-    from termx.cli import commands_tbl  # noqa: F401
-    from termx.cli import commands_terms  # noqa: F401
+    from termx.cli import (
+        commands_evaluation,  # noqa: F401
+        commands_index,  # noqa: F401
+        commands_lookup,  # noqa: F401
+        commands_tbl,  # noqa: F401
+        commands_terms,  # noqa: F401
+    )
 
 
 _register()
