@@ -147,9 +147,6 @@ def test_compare_bad_arguments(ab, tmp_path):
     assert "not valid UTF-8" in _error(["compare", str(tmp_path / "bin.jsonl"), str(ab[1])])
 
 
-@pytest.mark.xfail(reason="termx/cli/__init__.py's _Group catches click.ClickException, but typer 0.29 raises "
-                          "typer._click exceptions, so usage errors become 'unexpected BadParameter' with exit 1",
-                   strict=False)
 def test_usage_errors_exit_2(ab):
     err = _error(["compare", *map(str, ab), "--tails", "3"], code=2)
     assert "--tails" in err
