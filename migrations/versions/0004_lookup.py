@@ -1,0 +1,527 @@
+"""Look-ups in plain SQL: termx.stats, termx.find_class, termx.occurrences, termx.concordance and helpers.
+
+A pattern's class is found by one index probe on termx.class (rep, sil): the first row whose rep is >= the
+pattern, if its rep starts with the pattern, is the pattern's class (DESIGN.md "find_class in SQL"; the class's
+longest member is a prefix of every nested class's, so it sorts first). Every other pattern (freq <= 1, longer
+than rep_cap, reps cut at 1000 bytes) is answered exactly by two binary searches over the stored suffix array
+(termx.index_array, read in small slices of the uncompressed chunks). Nothing is built from user input:
+patterns and corpus names are only ever values.
+
+Revision ID: 0004_lookup
+Revises: 0001_core
+"""
+
+import re
+
+from alembic import op
+
+revision = "0004_lookup"
+down_revision = "0001_core"
+branch_labels = None
+depends_on = None
+
+
+def _bracket(rx: str) -> str:
+    """Python's `rx` class (\\w or \\s, as the word unit's tokenizer uses it) as PostgreSQL bracket contents."""
+    every = "".join(map(chr, range(0x110000)))
+    parts = []
+    for m in re.finditer(rx + "+", every):
+        a, b = m.start(), m.end() - 1
+        parts.append(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}")
+    return "".join(parts)
+
+
+FUNCTIONS = r"""
+CREATE INDEX vocab_token_idx ON termx.vocab (corpus_id, token COLLATE "C");
+
+CREATE FUNCTION termx.split_words(t text) RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+    SELECT coalesce(array_agg(m[1] ORDER BY n), '{}')
+    FROM regexp_matches(t, '([@W@]+|[^@W@@S@])', 'g') WITH ORDINALITY AS r(m, n)
+$fn$;
+COMMENT ON FUNCTION termx.split_words(text) IS
+    'Word tokens of a text exactly as the word unit indexes them (Python''s \w+|[^\w\s]).';
+
+CREATE FUNCTION termx.adaptation(df integer[]) RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+    SELECT CASE WHEN cardinality(df) >= 2 AND df[1] > 0 THEN df[2]::float8 / df[1] END
+$fn$;
+COMMENT ON FUNCTION termx.adaptation(integer[]) IS 'df_2 / df_1 = Pr(k >= 2 | k >= 1); NULL when df_1 = 0.';
+
+CREATE FUNCTION termx.poisson_adaptation(freq bigint, documents bigint) RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+    SELECT CASE WHEN freq > 0 AND documents > 0 THEN
+        1 - (freq::float8 / documents) * exp(-freq::float8 / documents) / (1 - exp(-freq::float8 / documents)) END
+$fn$;
+COMMENT ON FUNCTION termx.poisson_adaptation(bigint, bigint) IS
+    'Pr(k >= 2 | k >= 1) under a Poisson with rate freq / documents per document; NULL when freq = 0.';
+
+CREATE FUNCTION termx.ridf(df1 bigint, freq bigint, documents bigint) RETURNS double precision
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+    SELECT CASE WHEN df1 > 0 AND documents > 0 THEN
+        (ln(documents::float8 / df1) + ln(1 - exp(-freq::float8 / documents))) / ln(2::float8) END
+$fn$;
+COMMENT ON FUNCTION termx.ridf(bigint, bigint, bigint) IS
+    'Residual IDF: -log2(df1 / D) + log2(1 - exp(-freq / D)) (observed minus Poisson-predicted IDF).';
+
+-- One corpus as the look-ups need it; a clear error for a missing name or a multi-shard corpus.
+CREATE FUNCTION termx._corpus(corpus_name text,
+    OUT corpus_id integer, OUT shard_id integer, OUT unit text, OUT max_k integer, OUT documents integer,
+    OUT rep_cap integer, OUT n bigint)
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+DECLARE
+    shards integer;
+BEGIN
+    SELECT c.id, c.unit, c.max_k, c.documents, c.rep_cap INTO corpus_id, unit, max_k, documents, rep_cap
+    FROM termx.corpus c WHERE c.name = corpus_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'undefined_object', MESSAGE = format('no corpus named %L', corpus_name),
+            HINT = 'SELECT name FROM termx.corpus lists them';
+    END IF;
+    SELECT count(*), min(s.id), min(s.tokens) INTO shards, shard_id, n FROM termx.shard s
+    WHERE s.corpus_id = _corpus.corpus_id;
+    IF shards <> 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+            MESSAGE = format('corpus %L has %s shards; SQL look-ups need exactly one', corpus_name, shards);
+    END IF;
+END
+$fn$;
+
+-- Little-endian integer of `width` bytes at byte offset `off` of b.
+CREATE FUNCTION termx._int(b bytea, off integer, width integer) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+    SELECT CASE width
+        WHEN 1 THEN get_byte(b, off)::bigint
+        WHEN 2 THEN get_byte(b, off) + (get_byte(b, off + 1)::bigint << 8)
+        WHEN 4 THEN get_byte(b, off) + (get_byte(b, off + 1)::bigint << 8)
+                    + (get_byte(b, off + 2)::bigint << 16) + (get_byte(b, off + 3)::bigint << 24)
+        ELSE get_byte(b, off) + (get_byte(b, off + 1)::bigint << 8)
+             + (get_byte(b, off + 2)::bigint << 16) + (get_byte(b, off + 3)::bigint << 24)
+             + (get_byte(b, off + 4)::bigint << 32) + (get_byte(b, off + 5)::bigint << 40)
+             + (get_byte(b, off + 6)::bigint << 48) + (get_byte(b, off + 7)::bigint << 56) END
+$fn$;
+
+-- Bytes [off, off + len) of a stored array; the chunks are uncompressed, so only the slice is read.
+CREATE FUNCTION termx._bytes(shard integer, arr text, chunk_bytes bigint, off bigint, len bigint) RETURNS bytea
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+DECLARE
+    c0 integer := off / chunk_bytes;
+    c1 integer := (off + greatest(len, 1) - 1) / chunk_bytes;
+    r bytea;
+BEGIN
+    IF c0 = c1 THEN
+        SELECT substring(a.data FROM (off - c0 * chunk_bytes + 1)::integer FOR len::integer) INTO r
+        FROM termx.index_array a WHERE a.shard_id = shard AND a.name = arr AND a.chunk = c0;
+    ELSE
+        SELECT string_agg(substring(a.data FROM (greatest(off - a.chunk * chunk_bytes, 0) + 1)::integer
+                                    FOR (least(off + len - a.chunk * chunk_bytes, chunk_bytes)
+                                         - greatest(off - a.chunk * chunk_bytes, 0))::integer),
+                          ''::bytea ORDER BY a.chunk) INTO r
+        FROM termx.index_array a WHERE a.shard_id = shard AND a.name = arr AND a.chunk BETWEEN c0 AND c1;
+    END IF;
+    RETURN coalesce(r, ''::bytea);
+END
+$fn$;
+
+-- UTF-8 bytes that may end inside a character: that partial character becomes U+FFFD (as Python's
+-- decode(errors="replace") shows it).
+-- With mark = false the partial character is dropped instead, and so are leading continuation bytes
+-- (concordance contexts cut at arbitrary bytes).
+CREATE FUNCTION termx._utf8(b bytea, mark boolean DEFAULT true) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+DECLARE
+    n integer := octet_length(b);
+    k integer := octet_length(b) - 1;
+    lead integer;
+    need integer;
+    s integer := 0;
+BEGIN
+    IF NOT mark THEN
+        WHILE s < n AND (get_byte(b, s) & 192) = 128 LOOP
+            s := s + 1;
+        END LOOP;
+        b := substring(b FROM s + 1);
+        n := n - s;
+        k := n - 1;
+    END IF;
+    WHILE k >= 0 AND n - k <= 4 AND (get_byte(b, k) & 192) = 128 LOOP
+        k := k - 1;
+    END LOOP;
+    IF k >= 0 THEN
+        lead := get_byte(b, k);
+        need := CASE WHEN lead < 224 THEN 2 WHEN lead < 240 THEN 3 ELSE 4 END;
+        IF lead >= 192 AND n - k < need THEN
+            RETURN convert_from(substring(b FROM 1 FOR k), 'UTF8') || CASE WHEN mark THEN chr(65533) ELSE '' END;
+        END IF;
+    END IF;
+    RETURN convert_from(b, 'UTF8');
+END
+$fn$;
+
+-- Text of `len` tokens from token position pos (words joined by single spaces). With max_bytes, cut the
+-- way the builder cuts a class's rep: whole tokens while the text fits in max_bytes bytes. `mark`: see _utf8.
+CREATE FUNCTION termx._text(corpus_id integer, unit text, shard integer, chunk_bytes bigint, width integer,
+                            pos bigint, len bigint, max_bytes integer DEFAULT NULL, mark boolean DEFAULT true)
+RETURNS text
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    b bytea;
+    sep text := CASE WHEN unit = 'word' THEN ' ' ELSE '' END;
+    r text;
+BEGIN
+    IF len <= 0 THEN
+        RETURN '';
+    END IF;
+    IF unit = 'byte' THEN
+        b := termx._bytes(shard, 'tokens', chunk_bytes, pos, least(len, coalesce(max_bytes, len)));
+        RETURN termx._utf8(b, mark);
+    END IF;
+    b := termx._bytes(shard, 'tokens', chunk_bytes, pos * width, len * width);
+    SELECT string_agg(t.token, sep ORDER BY t.k) INTO r
+    FROM (SELECT g.k, v.token,
+                 sum(octet_length(v.token) + CASE WHEN g.k > 0 THEN octet_length(sep) ELSE 0 END)
+                     OVER (ORDER BY g.k) AS upto
+          FROM generate_series(0, len - 1) AS g(k)
+          JOIN termx.vocab v ON v.corpus_id = _text.corpus_id
+                            AND v.token_id = termx._int(b, (g.k * width)::integer, width)) t
+    WHERE max_bytes IS NULL OR t.upto <= max_bytes;
+    RETURN coalesce(r, '');
+END
+$fn$;
+
+-- The first m tokens of a pattern as text (a cut UTF-8 character shows as U+FFFD).
+CREATE FUNCTION termx._pattern_prefix(unit text, pattern text, toks text[], m integer) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+    SELECT CASE unit
+        WHEN 'byte' THEN termx._utf8(substring(convert_to(pattern, 'UTF8') FROM 1 FOR m))
+        WHEN 'char' THEN left(pattern, m)
+        ELSE array_to_string(toks[1:m], ' ') END
+$fn$;
+
+-- -1/0/+1: the suffix at rank `rnk` against the pattern, over the pattern's length (0 ends each document).
+CREATE FUNCTION termx._compare(shard integer, sa_chunk bigint, sa_width integer, tok_chunk bigint, width integer,
+                               rnk bigint, pat bytea, ids bigint[]) RETURNS integer
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    pos bigint := termx._int(termx._bytes(shard, 'sa', sa_chunk, rnk * sa_width, sa_width), 0, sa_width);
+    win bytea := termx._bytes(shard, 'tokens', tok_chunk, pos * width, octet_length(pat));
+    a bigint;
+BEGIN
+    IF win = pat THEN
+        RETURN 0;
+    ELSIF width = 1 THEN
+        RETURN CASE WHEN win < pat THEN -1 ELSE 1 END;
+    END IF;
+    FOR t IN 1 .. cardinality(ids) LOOP
+        a := termx._int(win, (t - 1) * width, width);
+        IF a <> ids[t] THEN
+            RETURN CASE WHEN a < ids[t] THEN -1 ELSE 1 END;
+        END IF;
+    END LOOP;
+    RETURN 0;
+END
+$fn$;
+
+-- Clipped LCP of the suffixes at ranks r1, r2, looking at most max_len tokens ahead.
+CREATE FUNCTION termx._lcp(shard integer, sa_chunk bigint, sa_width integer, tok_chunk bigint, width integer,
+                           r1 bigint, r2 bigint, max_len integer) RETURNS integer
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+DECLARE
+    p1 bigint := termx._int(termx._bytes(shard, 'sa', sa_chunk, r1 * sa_width, sa_width), 0, sa_width);
+    p2 bigint := termx._int(termx._bytes(shard, 'sa', sa_chunk, r2 * sa_width, sa_width), 0, sa_width);
+    w1 bytea := termx._bytes(shard, 'tokens', tok_chunk, p1 * width, max_len * width);
+    w2 bytea := termx._bytes(shard, 'tokens', tok_chunk, p2 * width, max_len * width);
+    a bigint;
+BEGIN
+    FOR t IN 0 .. max_len - 1 LOOP
+        EXIT WHEN (t + 1) * width > least(octet_length(w1), octet_length(w2));
+        a := termx._int(w1, t * width, width);
+        IF a = 0 OR a <> termx._int(w2, t * width, width) THEN
+            RETURN t;
+        END IF;
+    END LOOP;
+    RETURN max_len;
+END
+$fn$;
+
+CREATE FUNCTION termx.find_class(corpus text, pattern text)
+RETURNS TABLE (i integer, j integer, freq integer, df integer[], lbl integer, sil integer, shortest text,
+               longest text)
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+#variable_conflict use_column
+DECLARE
+    c record;
+    toks text[];
+    n_tok integer;
+    key text;
+    r record;
+    ids bigint[];
+    pat bytea;
+    width integer;
+    tok_chunk bigint;
+    sa_width integer;
+    sa_chunk bigint;
+    lo bigint;
+    hi bigint;
+    mid bigint;
+    first_rank bigint;
+    last_rank bigint;
+    pos bigint;
+    d record;
+    lbl_ integer;
+    sil_ integer;
+BEGIN
+    c := termx._corpus(corpus);
+    IF c.unit = 'word' THEN
+        toks := termx.split_words(pattern);
+        key := array_to_string(toks, ' ');
+    ELSIF c.unit = 'char' THEN
+        toks := string_to_array(pattern, NULL);
+        key := pattern;
+    ELSE
+        key := pattern;
+    END IF;
+    n_tok := CASE WHEN c.unit = 'byte' THEN octet_length(convert_to(pattern, 'UTF8')) ELSE cardinality(toks) END;
+    IF n_tok = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value', MESSAGE = 'empty pattern',
+            HINT = 'give at least one token';
+    END IF;
+
+    -- Fast path: the class row whose rep (longest member, cut at rep_cap tokens) starts with the pattern.
+    -- Byte reps that begin inside a character start with U+FFFD, so such patterns take the exact path.
+    IF n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533))) THEN
+        SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
+        WHERE k.shard_id = c.shard_id AND k.rep >= key COLLATE "C"
+        ORDER BY k.rep, k.sil LIMIT 1;
+        IF FOUND AND (r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END)) THEN
+            RETURN QUERY SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil,
+                termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
+                r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
+                              THEN chr(65533) ELSE '' END;
+            RETURN;
+        END IF;
+    END IF;
+
+    -- Exact path: binary searches over the suffix array.
+    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
+    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
+    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
+    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
+    IF c.unit = 'byte' THEN
+        pat := convert_to(pattern, 'UTF8');
+        first_rank := 0;
+    ELSE
+        SELECT array_agg(v.token_id::bigint ORDER BY t.n) INTO ids
+        FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
+        LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
+        IF array_position(ids, NULL) IS NULL THEN
+            pat := decode(repeat('00', n_tok * width), 'hex');
+            FOR t IN 1 .. n_tok LOOP
+                FOR x IN 0 .. width - 1 LOOP
+                    pat := set_byte(pat, (t - 1) * width + x, ((ids[t] >> (8 * x)) & 255)::integer);
+                END LOOP;
+            END LOOP;
+            first_rank := 0;
+        END IF;
+    END IF;
+
+    IF first_rank IS NOT NULL THEN
+        lo := 0;
+        hi := c.n;
+        WHILE lo < hi LOOP
+            mid := (lo + hi) / 2;
+            IF termx._compare(c.shard_id, sa_chunk, sa_width, tok_chunk, width, mid, pat, ids) < 0 THEN
+                lo := mid + 1;
+            ELSE
+                hi := mid;
+            END IF;
+        END LOOP;
+        first_rank := lo;
+        IF first_rank < c.n
+           AND termx._compare(c.shard_id, sa_chunk, sa_width, tok_chunk, width, first_rank, pat, ids) = 0 THEN
+            lo := first_rank + 1;
+            hi := c.n;
+            WHILE lo < hi LOOP
+                mid := (lo + hi) / 2;
+                IF termx._compare(c.shard_id, sa_chunk, sa_width, tok_chunk, width, mid, pat, ids) <= 0 THEN
+                    lo := mid + 1;
+                ELSE
+                    hi := mid;
+                END IF;
+            END LOOP;
+            last_rank := lo - 1;
+        END IF;
+    END IF;
+
+    IF last_rank IS NULL THEN
+        IF n_tok > (SELECT max(x.length) FROM termx.document x WHERE x.corpus_id = c.corpus_id) THEN
+            RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+                MESSAGE = format('the pattern has %s %s tokens, more than the longest document', n_tok, c.unit),
+                HINT = 'it cannot occur in this corpus';
+        END IF;
+        RETURN QUERY SELECT NULL::integer, NULL::integer, 0, array_fill(0, ARRAY[c.max_k]), NULL::integer,
+            NULL::integer, NULL::text, NULL::text;
+        RETURN;
+    END IF;
+
+    IF last_rank > first_rank THEN
+        SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
+        WHERE k.shard_id = c.shard_id AND k.i = first_rank AND k.j = last_rank;
+        RETURN QUERY SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil,
+            termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
+            r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
+                          THEN chr(65533) ELSE '' END;
+        RETURN;
+    END IF;
+
+    -- A trivial class <i,i>: LBL from the neighbouring suffixes, SIL = the suffix's length to its document end.
+    lbl_ := greatest(
+        CASE WHEN first_rank > 0 THEN termx._lcp(c.shard_id, sa_chunk, sa_width, tok_chunk, width,
+                                                 first_rank - 1, first_rank, n_tok) ELSE 0 END,
+        CASE WHEN first_rank + 1 < c.n THEN termx._lcp(c.shard_id, sa_chunk, sa_width, tok_chunk, width,
+                                                       first_rank, first_rank + 1, n_tok) ELSE 0 END);
+    pos := termx._int(termx._bytes(c.shard_id, 'sa', sa_chunk, first_rank * sa_width, sa_width), 0, sa_width);
+    lo := 0;
+    hi := c.documents - 1;
+    WHILE lo < hi LOOP
+        mid := (lo + hi + 1) / 2;
+        IF (SELECT x.start FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = mid) <= pos THEN
+            lo := mid;
+        ELSE
+            hi := mid - 1;
+        END IF;
+    END LOOP;
+    SELECT x.start, x.length INTO d FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = lo;
+    sil_ := d.start + d.length - pos;
+    RETURN QUERY SELECT first_rank::integer, first_rank::integer, 1, ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]),
+        lbl_, sil_, termx._pattern_prefix(c.unit, pattern, toks, lbl_ + 1),
+        termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos, least(sil_, c.rep_cap), 1000);
+END
+$fn$;
+
+CREATE FUNCTION termx.stats(corpus text, pattern_text text)
+RETURNS TABLE (pattern text, freq integer, df integer[], adaptation double precision,
+               poisson_adaptation double precision, ridf double precision, i integer, j integer, lbl integer,
+               sil integer, shortest text, longest text)
+LANGUAGE sql STABLE STRICT AS $fn$
+    SELECT pattern_text, f.freq, f.df, termx.adaptation(f.df), termx.poisson_adaptation(f.freq, c.documents),
+           termx.ridf(f.df[1], f.freq, c.documents), f.i, f.j, f.lbl, f.sil, f.shortest, f.longest
+    FROM termx._corpus(corpus) c
+    CROSS JOIN LATERAL termx.find_class(corpus, pattern_text) f
+$fn$;
+COMMENT ON FUNCTION termx.stats(text, text) IS
+    'freq, df_1..df_K, adaptation, its Poisson prediction, RIDF and the class of a pattern (as termx stats).';
+
+CREATE FUNCTION termx.stats(corpus text, patterns text[])
+RETURNS TABLE (pattern text, freq integer, df integer[], adaptation double precision,
+               poisson_adaptation double precision, ridf double precision, i integer, j integer, lbl integer,
+               sil integer, shortest text, longest text)
+LANGUAGE sql STABLE STRICT AS $fn$
+    SELECT s.* FROM unnest(patterns) WITH ORDINALITY AS p(pattern_text, n)
+    CROSS JOIN LATERAL termx.stats(corpus, p.pattern_text) s
+    ORDER BY p.n
+$fn$;
+COMMENT ON FUNCTION termx.stats(text, text[]) IS 'termx.stats for several patterns, one row each, in order.';
+
+CREATE FUNCTION termx.occurrences(corpus text, pattern text)
+RETURNS TABLE (rank integer, doc_no integer, doc text, doc_offset bigint)
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+#variable_conflict use_column
+DECLARE
+    c record;
+    f record;
+    sa_width integer;
+    sa_chunk bigint;
+    b bytea;
+    starts bigint[];
+BEGIN
+    c := termx._corpus(corpus);
+    SELECT * INTO f FROM termx.find_class(corpus, pattern);
+    IF f.freq = 0 THEN
+        RETURN;
+    END IF;
+    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
+    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
+    b := termx._bytes(c.shard_id, 'sa', sa_chunk, f.i::bigint * sa_width, f.freq::bigint * sa_width);
+    SELECT array_agg(x.start ORDER BY x.doc_no) INTO starts FROM termx.document x WHERE x.corpus_id = c.corpus_id;
+    RETURN QUERY
+        SELECT f.i + g.k, x.doc_no, x.name, p.pos - x.start
+        FROM generate_series(0, f.freq - 1) AS g(k)
+        CROSS JOIN LATERAL (SELECT termx._int(b, g.k * sa_width, sa_width) AS pos) p
+        JOIN termx.document x ON x.corpus_id = c.corpus_id AND x.doc_no = width_bucket(p.pos, starts) - 1
+        ORDER BY g.k;
+END
+$fn$;
+COMMENT ON FUNCTION termx.occurrences(text, text) IS
+    'Every occurrence of a pattern in suffix-array order: rank, document and offset in tokens.';
+
+CREATE FUNCTION termx.concordance(corpus text, pattern text, left_tokens integer DEFAULT 10,
+                                  right_tokens integer DEFAULT 40, max_lines integer DEFAULT 100)
+RETURNS TABLE (rank integer, doc text, doc_offset bigint, left_context text, match text, right_context text)
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+#variable_conflict use_column
+DECLARE
+    c record;
+    width integer;
+    tok_chunk bigint;
+    o record;
+    d record;
+    n_tok integer;
+    pos bigint;
+BEGIN
+    c := termx._corpus(corpus);
+    IF left_tokens < 0 OR right_tokens < 0 OR max_lines < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value', MESSAGE = 'context sizes and max_lines must be >= 0';
+    END IF;
+    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
+    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
+    n_tok := CASE c.unit WHEN 'byte' THEN octet_length(convert_to(pattern, 'UTF8'))
+                         WHEN 'char' THEN char_length(pattern) ELSE cardinality(termx.split_words(pattern)) END;
+    FOR o IN SELECT * FROM termx.occurrences(corpus, pattern) LIMIT max_lines LOOP
+        SELECT x.start, x.length INTO d FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = o.doc_no;
+        pos := d.start + o.doc_offset;
+        rank := o.rank;
+        doc := o.doc;
+        doc_offset := o.doc_offset;
+        left_context := termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width,
+                                    greatest(d.start, pos - left_tokens), pos - greatest(d.start, pos - left_tokens),
+                                    NULL, false);
+        match := termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos, n_tok);
+        right_context := termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos + n_tok,
+                                     least(d.start + d.length, pos + n_tok + right_tokens) - pos - n_tok, NULL, false);
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+COMMENT ON FUNCTION termx.concordance(text, text, integer, integer, integer) IS
+    'KWIC lines of a pattern in suffix-array order (as termx concordance), contexts in tokens.';
+"""
+
+
+def upgrade() -> None:
+    word, space = _bracket(r"\w"), _bracket(r"\s")
+    # straight to psycopg: the text reaches the server as is (no bind-parameter or % processing)
+    op.get_bind().connection.driver_connection.execute(FUNCTIONS.replace("@W@", word).replace("@S@", space))
+
+
+def downgrade() -> None:
+    op.execute("""
+    DROP FUNCTION termx.concordance(text, text, integer, integer, integer);
+    DROP FUNCTION termx.occurrences(text, text);
+    DROP FUNCTION termx.stats(text, text[]);
+    DROP FUNCTION termx.stats(text, text);
+    DROP FUNCTION termx.find_class(text, text);
+    DROP FUNCTION termx._lcp(integer, bigint, integer, bigint, integer, bigint, bigint, integer);
+    DROP FUNCTION termx._compare(integer, bigint, integer, bigint, integer, bigint, bytea, bigint[]);
+    DROP FUNCTION termx._pattern_prefix(text, text, text[], integer);
+    DROP FUNCTION termx._text(integer, text, integer, bigint, integer, bigint, bigint, integer, boolean);
+    DROP FUNCTION termx._utf8(bytea, boolean);
+    DROP FUNCTION termx._bytes(integer, text, bigint, bigint, bigint);
+    DROP FUNCTION termx._int(bytea, integer, integer);
+    DROP FUNCTION termx._corpus(text);
+    DROP FUNCTION termx.ridf(bigint, bigint, bigint);
+    DROP FUNCTION termx.poisson_adaptation(bigint, bigint);
+    DROP FUNCTION termx.adaptation(integer[]);
+    DROP FUNCTION termx.split_words(text);
+    DROP INDEX termx.vocab_token_idx;
+    """)

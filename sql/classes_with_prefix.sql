@@ -1,0 +1,19 @@
+-- classes_with_prefix: the classes whose longest member starts with a prefix, with their statistics.
+--
+-- If the prefix occurs at least twice, its own class comes first and the classes nested in it follow: longest
+-- members (termx.class.rep, cut at the corpus's rep_cap tokens) sort in C collation, each class before the
+-- classes that extend it. The prefix is compared as text, also in word corpora (where rep joins words with
+-- single spaces), so 'nuclear' also finds 'nuclears'.
+-- :corpus  corpus name
+-- :prefix  text the longest member starts with
+-- :limit   rows to return (default 100)
+SELECT k.rep AS longest, k.freq, k.df, termx.adaptation(k.df) AS adaptation, k.i, k.j, k.lbl, k.sil
+FROM termx.corpus c
+JOIN termx.shard s ON s.corpus_id = c.id
+JOIN termx.class k ON k.shard_id = s.id
+WHERE c.name = CAST(:corpus AS text)
+  AND k.rep >= CAST(:prefix AS text) COLLATE "C"
+  AND k.rep < (CAST(:prefix AS text) || chr(1114111)) COLLATE "C"   -- the index range of the prefix
+  AND starts_with(k.rep, CAST(:prefix AS text))
+ORDER BY k.rep, k.sil
+LIMIT CAST(:limit AS integer);

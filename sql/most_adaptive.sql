@@ -1,0 +1,23 @@
+-- most_adaptive: the classes that adapt most (df_2 / df_1) among those in at least :min_df documents.
+--
+-- adaptation = Pr(k >= 2 | k >= 1) = df_2 / df_1. Next to it, the adaptation a Poisson null predicts for the
+-- same freq spread over the D documents (lambda = freq / D): 1 - lambda e^-lambda / (1 - e^-lambda), and RIDF.
+-- Good terms adapt far more than the null predicts; random fragments do not. All members of a class share
+-- these numbers, so one row per class, shown by its longest member.
+-- :corpus   corpus name
+-- :min_df   smallest df_1 (default 10)
+-- :min_len  smallest length of the longest member, in tokens (default 1)
+-- :limit    rows to return (default 20)
+SELECT k.rep AS longest, k.freq, k.df,
+       termx.adaptation(k.df) AS adaptation,
+       termx.poisson_adaptation(k.freq, c.documents) AS poisson_adaptation,
+       termx.ridf(k.df[1], k.freq, c.documents) AS ridf,
+       k.lbl, k.sil
+FROM termx.corpus c
+JOIN termx.shard s ON s.corpus_id = c.id
+JOIN termx.class k ON k.shard_id = s.id
+WHERE c.name = CAST(:corpus AS text)
+  AND k.df[1] >= CAST(:min_df AS integer)
+  AND k.sil >= CAST(:min_len AS integer)
+ORDER BY adaptation DESC NULLS LAST, k.df[1] DESC, k.rep
+LIMIT CAST(:limit AS integer);

@@ -1,0 +1,164 @@
+"""Look-up commands: stats, concordance, class, sql."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.cells import cell_len
+
+from termx.cli import app
+from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.output import Format, render, to_json
+
+VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
+
+CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
+PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's unit (word corpora: split like "
+                                                "the indexer splits).")]
+
+
+def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
+    """Newlines and tabs as visible marks (⏎ ␍ ⇥), except in JSON, which keeps the text exact."""
+    if fmt in (Format.json, Format.jsonl):
+        return rows
+    return [{k: v.translate(VISIBLE) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+
+
+def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
+    from termx.db import get_engine
+    from termx.loaded import load_index
+
+    return load_index(get_engine(db), corpus)
+
+
+@app.command()
+def stats(
+    corpus: CorpusArg,
+    patterns: Annotated[list[str], typer.Argument(help="One or more patterns, read in the corpus's unit.")],
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """freq, df_1..df_K, adaptation (df_2/df_1), its Poisson prediction, RIDF, <i,j>, LBL, SIL and the class's
+    shortest and longest members of each pattern. A pattern that does not occur has freq 0."""
+    from termx.lookup import STATS_FIELDS
+    from termx.lookup import stats as lookup_stats
+
+    rows = lookup_stats(_load(db, corpus), patterns)
+    emit(render(_visible(rows, fmt), fmt, STATS_FIELDS))
+
+
+def _kwic(rows: list[dict[str, Any]], joiner: str) -> str:
+    """sufconc-style lines: document:offset, then the left context right-aligned so the matches line up."""
+    if not rows:
+        return ""
+    where = [f"{r['doc']}:{r['offset']}" for r in rows]
+    before = [r["left"] + joiner if r["left"] else "" for r in rows]
+    after = [joiner + r["right"] if r["right"] else "" for r in rows]
+    w_where = max(cell_len(x) for x in where)
+    w_left = max(cell_len(b) for b in before)
+    return "\n".join(f"{x}{' ' * (w_where - cell_len(x))}  {' ' * (w_left - cell_len(b))}{b}{r['match']}{a}"
+                     for x, b, a, r in zip(where, before, after, rows, strict=True))
+
+
+@app.command()
+def concordance(
+    corpus: CorpusArg,
+    pattern: PatternArg,
+    left: Annotated[int, typer.Option("--left", "-l", min=0, help="Tokens of left context.")] = 10,
+    right: Annotated[int, typer.Option("--right", "-r", min=0, help="Tokens of right context.")] = 40,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Lines to show; 0 = all.")] = 100,
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+) -> None:
+    """KWIC lines of every occurrence in suffix-array order, with document and offset (the slides' sufconc).
+
+    Contexts and offsets count tokens of the corpus's unit (bytes, characters or words from the document's
+    start); the table view shows newlines as ⏎."""
+    from termx.lookup import CONCORDANCE_FIELDS, find_class
+    from termx.lookup import concordance as lookup_concordance
+
+    index = _load(db, corpus)
+    rows = lookup_concordance(index, pattern, left, right, limit or None)
+    shown = _visible(rows, fmt)
+    joiner = " " if index.unit.value == "word" else ""
+    emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, CONCORDANCE_FIELDS))
+    if not quiet:
+        total = find_class(index, pattern).freq
+        more = " (--limit 0 shows all)" if len(rows) < total else ""
+        typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
+
+
+@app.command("class")
+def class_(
+    corpus: CorpusArg,
+    pattern: PatternArg,
+    members: Annotated[bool, typer.Option("--members", "-m", help="Also list every member: the prefixes of "
+                                          "the longest member with length in (LBL, SIL].")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Members to list, shortest first; "
+                                       "0 = all.")] = 100,
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+) -> None:
+    """The class that holds a pattern: <i,j>, freq, df, LBL, SIL, its size and shortest/longest members.
+
+    With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member."""
+    from termx.lookup import class_members
+    from termx.lookup import stats as lookup_stats
+
+    index = _load(db, corpus)
+    row = lookup_stats(index, [pattern])[0]
+    info = {k: row[k] for k in ("pattern", "i", "j", "freq", "df", "lbl", "sil")}
+    info["size"] = row["sil"] - row["lbl"] if row["freq"] else 0
+    info.update(shortest=row["shortest"], longest=row["longest"])
+    if not members:
+        emit(render(_visible([info], fmt), fmt))
+        return
+    listed = class_members(index, pattern, limit or None)
+    member_rows = [{"length": n, "member": s} for n, s in enumerate(listed, (row["lbl"] or 0) + 1)]
+    if fmt is Format.json:
+        emit(to_json([{**info, "members": listed}]))
+    elif fmt is Format.table:
+        emit(render(_visible([info], fmt), fmt) + "\n\n" + render(_visible(member_rows, fmt), fmt,
+                                                                   ["length", "member"]))
+    else:
+        emit(render(_visible(member_rows, fmt), fmt, ["length", "member"]))
+    if not quiet and len(listed) < info["size"]:
+        typer.echo(f"{len(listed)} of {info['size']} members (--limit 0 lists all)", err=True)
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"{pair!r} is not key=value", param_hint="--param")
+        params[key] = value
+    return params
+
+
+@app.command("sql")
+def sql_command(
+    name: Annotated[str | None, typer.Argument(help="A query in sql/ (see --list) or a path to a .sql file.")]
+    = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value for the query's :key "
+                                                    "(repeat it); values are bound, never spliced in.")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the shipped queries and their parameters.")] = False,
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Run an analyst query from sql/ (the same files psql users read) and format its rows."""
+    from termx.sqlfiles import list_sql, run_sql
+
+    if list_:
+        emit(render([q.as_row() for q in list_sql()], fmt, ["name", "params", "description"]))
+        return
+    if name is None:
+        raise typer.BadParameter("give a query name or file, or --list", param_hint="NAME")
+    values = _params(param or [])
+    from termx.db import get_engine
+
+    rows = run_sql(get_engine(db), name, values)
+    emit(render(_visible(rows, fmt), fmt))

@@ -1,0 +1,193 @@
+"""Look-ups on a loaded index: stats, find_class, concordance and class members (the slides' find_class, sufconc).
+
+Every answer comes from the suffix array: two binary searches give the interval <i,j> of the suffixes that
+start with the pattern, and the class with that interval holds its statistics (a trivial class <i,i> when the
+pattern occurs once). The SQL functions of migration 0004_lookup return the same rows (docs/lookup.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from termx.copyrows import REP_MAX_BYTES
+from termx.errors import InputError, PatternError
+from termx.loaded import LoadedIndex
+from termx.units import Unit, split_words
+
+STATS_FIELDS = ("pattern", "freq", "df", "adaptation", "poisson_adaptation", "ridf", "i", "j", "lbl", "sil",
+                "shortest", "longest")
+CONCORDANCE_FIELDS = ("rank", "doc", "doc_no", "offset", "left", "match", "right")
+
+
+@dataclass
+class ClassMatch:
+    """The class holding a pattern: interval <i,j> (None when the pattern does not occur) and its statistics."""
+
+    pattern: str
+    ids: np.ndarray | None  # token ids; None when a token is not in the corpus
+    i: int | None
+    j: int | None
+    freq: int
+    df: list[int]           # df_1..df_K
+    lbl: int | None
+    sil: int | None
+    cls: int                # index into the index's class arrays; -1 for a trivial or absent class
+
+    @property
+    def found(self) -> bool:
+        """Whether the pattern occurs at all."""
+        return self.freq > 0
+
+
+def adaptation(df: Sequence[int]) -> float | None:
+    """df_2 / df_1 = Pr(k >= 2 | k >= 1); None when df_1 = 0 or df_2 was not counted."""
+    return df[1] / df[0] if len(df) >= 2 and df[0] > 0 else None
+
+
+def poisson_adaptation(freq: int, documents: int) -> float | None:
+    """Pr(k >= 2 | k >= 1) under a Poisson with rate λ = freq / D per document: 1 − λe^−λ / (1 − e^−λ)."""
+    if freq <= 0 or documents <= 0:
+        return None
+    lam = freq / documents
+    return 1.0 - lam * math.exp(-lam) / (1.0 - math.exp(-lam))
+
+
+def ridf(df1: int, freq: int, documents: int) -> float | None:
+    """Residual IDF = IDF − Poisson-predicted IDF = −log2(df_1 / D) + log2(1 − e^(−freq/D)); None when df_1 = 0."""
+    if df1 <= 0 or documents <= 0:
+        return None
+    return (math.log(documents / df1) + math.log(1.0 - math.exp(-freq / documents))) / math.log(2.0)
+
+
+def pattern_length(index: LoadedIndex, pattern: str) -> int:
+    """Tokens of a pattern in the corpus's unit; PatternError when it is empty or not valid text."""
+    try:
+        data = pattern.encode("utf-8")
+    except UnicodeEncodeError:
+        raise PatternError(f"pattern {pattern!r} is not valid UTF-8", "patterns are text in UTF-8") from None
+    if "\0" in pattern:
+        raise PatternError("a pattern cannot contain NUL", "NUL separates documents in the index")
+    n = len(data) if index.unit is Unit.byte else len(pattern) if index.unit is Unit.char else \
+        len(split_words(pattern))
+    if n == 0:
+        raise PatternError("empty pattern" if not pattern else f"pattern {pattern!r} holds no {index.unit.value}s",
+                           "give at least one token")
+    longest = int(index.doc_len.max()) if index.n_docs else 0
+    if n > longest:
+        raise PatternError(f"the pattern has {n} {index.unit.value} tokens, more than the longest document "
+                           f"({longest})", "it cannot occur in this corpus")
+    return n
+
+
+def find_class(index: LoadedIndex, pattern: str) -> ClassMatch:
+    """The class of `pattern`: two binary searches for <i,j>, then the class with that interval (slides)."""
+    pattern_length(index, pattern)
+    kmax = index.cls_df.shape[1]
+    ids = index.encode(pattern)
+    if ids is not None:
+        i, j = index.interval(ids)
+        if j >= i:
+            k = index.class_of(i, j)
+            if k >= 0:
+                return ClassMatch(pattern, ids, i, j, j - i + 1, index.cls_df[k].tolist(),
+                                  int(index.cls_lbl[k]), int(index.cls_sil[k]), k)
+            return ClassMatch(pattern, ids, i, j, 1, [1] + [0] * (kmax - 1), index.lbl(i, i),
+                              index.suffix_length(i), -1)
+    return ClassMatch(pattern, ids, None, None, 0, [0] * kmax, None, None, -1)
+
+
+def member(index: LoadedIndex, rank: int, length: int) -> str:
+    """The first `length` tokens of the suffix at `rank` as text, cut the way the stored rep is cut.
+
+    At most rep_cap tokens, whole tokens within REP_MAX_BYTES bytes; a cut UTF-8 character shows as U+FFFD.
+    """
+    start = int(index.sa[rank])
+    ids = index.tokens[start: start + min(length, index.corpus.rep_cap)]
+    if index.unit is Unit.byte:
+        return bytes(np.asarray(ids[:REP_MAX_BYTES], dtype=np.uint8)).decode("utf-8", errors="replace")
+    assert index.vocab is not None
+    joiner = " " if index.unit is Unit.word else ""
+    pieces: list[str] = []
+    size = 0
+    for t in ids.tolist():
+        piece = index.vocab[t - 1]
+        grow = len(piece.encode("utf-8")) + (len(joiner) if pieces else 0)
+        if size + grow > REP_MAX_BYTES:
+            break
+        pieces.append(piece)
+        size += grow
+    return joiner.join(pieces)
+
+
+def stats(index: LoadedIndex, patterns: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per pattern with the STATS_FIELDS (the JSON contract of `termx stats`)."""
+    documents = index.n_docs
+    rows = []
+    for pattern in patterns:
+        m = find_class(index, pattern)
+        row: dict[str, Any] = {"pattern": pattern, "freq": m.freq, "df": m.df, "adaptation": adaptation(m.df),
+                               "poisson_adaptation": poisson_adaptation(m.freq, documents),
+                               "ridf": ridf(m.df[0], m.freq, documents), "i": m.i, "j": m.j, "lbl": m.lbl,
+                               "sil": m.sil, "shortest": None, "longest": None}
+        if m.found:
+            assert m.ids is not None and m.i is not None and m.lbl is not None and m.sil is not None
+            row["shortest"] = index.decode(m.ids[: m.lbl + 1])
+            row["longest"] = member(index, m.i, m.sil)
+        rows.append(row)
+    return rows
+
+
+def class_members(index: LoadedIndex, pattern: str, limit: int | None = None) -> list[str]:
+    """Members of the pattern's class, shortest first: prefixes of its longest with length in (LBL, SIL]."""
+    m = find_class(index, pattern)
+    if not m.found:
+        return []
+    assert m.i is not None and m.lbl is not None and m.sil is not None
+    start = int(index.sa[m.i])
+    stop = m.sil if limit is None else min(m.sil, m.lbl + limit)
+    return [index.decode(index.tokens[start: start + n]) for n in range(m.lbl + 1, stop + 1)]
+
+
+def _whole_chars(data: bytes) -> str:
+    """UTF-8 cut at arbitrary bytes, without the partial characters at either end."""
+    start = 0
+    while start < len(data) and data[start] & 0xC0 == 0x80:
+        start += 1
+    return data[start:].decode("utf-8", errors="ignore") if start < len(data) else ""
+
+
+def concordance(index: LoadedIndex, pattern: str, left: int = 10, right: int = 40,
+                limit: int | None = None) -> list[dict[str, Any]]:
+    """KWIC lines of every occurrence in suffix-array order (the slides' sufconc), at most `limit` of them.
+
+    `left`/`right` and `offset` count tokens of the corpus's unit from the document's start (bytes, characters
+    or words); byte contexts are trimmed to whole characters, word contexts are tokens joined by single spaces.
+    """
+    if left < 0 or right < 0 or (limit is not None and limit < 0):
+        raise InputError("context sizes and --limit must be 0 or more")
+    m = find_class(index, pattern)
+    if not m.found:
+        return []
+    assert m.i is not None and m.j is not None and m.ids is not None
+    stop = m.j + 1 if limit is None else min(m.j + 1, m.i + limit)
+    n = len(m.ids)
+    positions = index.sa[m.i: stop].astype(np.int64)
+    docs = np.searchsorted(index.doc_start, positions, side="right") - 1
+    rows = []
+    for rank, p, d in zip(range(m.i, stop), positions.tolist(), docs.tolist(), strict=True):
+        begin = int(index.doc_start[d])
+        end = begin + int(index.doc_len[d])
+        lo, hi = max(begin, p - left), min(end, p + n + right)
+        if index.unit is Unit.byte:
+            before = _whole_chars(index.tokens[lo:p].tobytes())
+            after = index.tokens[p + n: hi].tobytes().decode("utf-8", errors="ignore")
+        else:
+            before, after = index.decode(index.tokens[lo:p]), index.decode(index.tokens[p + n: hi])
+        rows.append({"rank": rank, "doc": index.doc_names[d], "doc_no": d, "offset": p - begin, "left": before,
+                     "match": index.decode(index.tokens[p: p + n]), "right": after})
+    return rows

@@ -1,0 +1,161 @@
+"""Analyst queries in sql/*.sql: list them, bind their `:name` parameters (never spliced into the text), run them.
+
+A query file is one SQL statement with named parameters in SQLAlchemy's `:name` style (write casts as
+CAST(:x AS integer): `:x::integer` is not a parameter). Its first comment line describes it; a comment line
+`-- :name  what it is (default VALUE)` documents a parameter and may give its default. Comments are removed
+before the statement runs, so they may mention parameters freely.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from termx.errors import CorpusNotFound, InputError, PatternError, TermxError
+from termx.paths import resource
+
+BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
+PARAM_DOC_RE = re.compile(r"^--\s*:(\w+)\s+(.*?)\s*(?:\(default ([^)]*)\))?\s*$")
+
+
+@dataclass
+class SqlFile:
+    """One query file: its statement without comments, description and parameters."""
+
+    name: str
+    path: Path
+    description: str
+    statement: str
+    params: list[str]                                          # in order of first use
+    docs: dict[str, str] = field(default_factory=dict)         # parameter → description
+    defaults: dict[str, str] = field(default_factory=dict)     # parameter → default value
+
+    def as_row(self) -> dict[str, Any]:
+        """The `termx sql --list` row."""
+        shown = [f"{p}={self.defaults[p]}" if p in self.defaults else p for p in self.params]
+        return {"name": self.name, "description": self.description, "params": " ".join(shown)}
+
+
+def sql_dir() -> Path:
+    """The directory of the shipped query files."""
+    return resource("sql")
+
+
+def list_sql() -> list[SqlFile]:
+    """Every shipped query file, by name."""
+    return [load_sql(p) for p in sorted(sql_dir().glob("*.sql"))]
+
+
+def _strip_comments(text: str) -> str:
+    """The SQL without `--` comments (quoted strings and identifiers are kept intact)."""
+    out: list[str] = []
+    k, quote = 0, ""
+    while k < len(text):
+        ch = text[k]
+        if quote:
+            out.append(ch)
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+            out.append(ch)
+        elif text.startswith("--", k):
+            end = text.find("\n", k)
+            k = len(text) if end < 0 else end
+            continue
+        else:
+            out.append(ch)
+        k += 1
+    return "".join(out)
+
+
+def load_sql(name_or_path: str | Path) -> SqlFile:
+    """A shipped query by name (`stats`) or any .sql file by path; InputError when there is none."""
+    path = Path(name_or_path)
+    if not (path.suffix == ".sql" and path.is_file()):
+        path = sql_dir() / f"{name_or_path}.sql"
+        if not re.fullmatch(r"[\w-]+", str(name_or_path)) or not path.is_file():
+            names = ", ".join(p.stem for p in sorted(sql_dir().glob("*.sql")))
+            raise InputError(f"no query named {str(name_or_path)!r}", f"one of: {names}; or a path to a .sql file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+    comments = [line.strip() for line in text.splitlines() if line.strip().startswith("--")]
+    description = comments[0].lstrip("-").strip() if comments else ""
+    description = re.sub(rf"^{re.escape(path.name)}:\s*|^{re.escape(path.stem)}:\s*", "", description)
+    docs, defaults = {}, {}
+    for line in comments:
+        m = PARAM_DOC_RE.match(line)
+        if m:
+            docs[m.group(1)] = m.group(2)
+            if m.group(3) is not None:
+                defaults[m.group(1)] = m.group(3).strip()
+    statement = _strip_comments(text).strip().rstrip(";").strip()
+    params = list(dict.fromkeys(BIND_RE.findall(statement)))
+    return SqlFile(path.stem, path, description, statement, params, docs, defaults)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready values: numeric → int/float, timestamps → ISO text."""
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _database_error(name: str, exc: sa.exc.DBAPIError) -> TermxError:
+    """A one-line error from a server error: termx's own look-up errors keep their type."""
+    diag = getattr(exc.orig, "diag", None)
+    message = (getattr(diag, "message_primary", None) or str(exc.orig)).strip().splitlines()[0]
+    hint = getattr(diag, "message_hint", None)
+    state = getattr(exc.orig, "sqlstate", None)
+    if state == "42704" and message.startswith("no corpus named"):
+        return CorpusNotFound(message, hint or "termx corpora lists them")
+    if state == "22023":
+        return PatternError(message, hint)
+    return InputError(f"query {name} failed: {message}", hint)
+
+
+def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None,
+            read_only: bool = True) -> list[dict[str, Any]]:
+    """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
+
+    `read_only` runs it in a READ ONLY transaction that is rolled back, so an analyst query cannot change data.
+    """
+    query = load_sql(name_or_path)
+    given = dict(params or {})
+    unknown = sorted(set(given) - set(query.params))
+    if unknown:
+        raise InputError(f"query {query.name} has no parameter {', '.join(unknown)}",
+                         f"it takes: {', '.join(query.params) or 'none'}")
+    values = {p: given.get(p, query.defaults.get(p)) for p in query.params}
+    missing = [p for p, v in values.items() if v is None]
+    if missing:
+        raise InputError(f"query {query.name} needs {', '.join(missing)}",
+                         " ".join(f"--param {p}=..." for p in missing))
+    try:
+        if read_only:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+                result = conn.execute(sa.text(query.statement), values)
+                rows = [dict(r._mapping) for r in result] if result.returns_rows else []
+                conn.rollback()
+        else:
+            with engine.begin() as conn:
+                result = conn.execute(sa.text(query.statement), values)
+                rows = [dict(r._mapping) for r in result] if result.returns_rows else []
+    except sa.exc.DBAPIError as exc:
+        raise _database_error(query.name, exc) from None
+    return [{k: _plain(v) for k, v in row.items()} for row in rows]
