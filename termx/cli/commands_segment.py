@@ -1,0 +1,143 @@
+"""Word breaking commands: segment (text → words with a corpus's statistics) and whitespace (the experiment)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from termx.cli import app
+from termx.cli.options import DbOption, QuietOption, emit
+from termx.cli.progress import RichProgress
+from termx.errors import InputError
+from termx.ingest import InputMode
+from termx.output import Format, render, to_json
+from termx.units import Unit
+from termx.whitespace import Condition
+from termx.wordbreak import DEFAULT_MAX_LEN, Scorer
+
+MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
+                                           help="Longest candidate word, in tokens of the corpus.")]
+
+
+class SegmentFormat(str, Enum):
+    """Output of `termx segment`."""
+
+    text = "text"
+    json = "json"
+
+
+def _read_input(source: str) -> list[str]:
+    """Lines of a UTF-8 file or stdin (CRLF or LF)."""
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source} is not valid UTF-8 at byte offset {exc.start}") from None
+    return text.splitlines()
+
+
+def _scorers(spec: str) -> list[Scorer]:
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    known = ", ".join(s.value for s in Scorer)
+    if not names:
+        raise InputError("no scorers given", f"choose from {known}")
+    out = []
+    for name in names:
+        try:
+            out.append(Scorer(name))
+        except ValueError:
+            raise InputError(f"unknown scorer {name!r}", f"choose from {known}") from None
+    return list(dict.fromkeys(out))
+
+
+@app.command()
+def segment(
+    corpus: Annotated[str, typer.Argument(help="Corpus whose statistics score the candidate words.")],
+    source: Annotated[str, typer.Argument(metavar="[FILE|-]", help="Text to break, one line at a time "
+                                          "(default: stdin).")] = "-",
+    scorer: Annotated[Scorer, typer.Option(help="adaptation: log A − β; poisson: log(A / A_poisson) − β; "
+                                           "freq: log(f/N) − β, the baseline (docs/segment.md).")]
+    = Scorer.adaptation,
+    max_len: MaxLenOption = DEFAULT_MAX_LEN,
+    db: DbOption = None,
+    fmt: Annotated[SegmentFormat, typer.Option("--format", "-f", help="text: words separated by spaces, one "
+                                               "line per input line; json: words and boundary offsets.")]
+    = SegmentFormat.text,
+) -> None:
+    """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
+    search for the best total score. White space already in the input stays a boundary."""
+    from termx.db import get_engine
+    from termx.loaded import load_index
+    from termx.wordbreak import Segmenter
+
+    lines = _read_input(source)
+    segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len)
+    broken = [segmenter.segment(line) for line in lines]
+    if fmt is SegmentFormat.text:
+        emit("\n".join(" ".join(words) for words in broken))
+        return
+    rows = []
+    for n, (line, words) in enumerate(zip(lines, broken, strict=True), 1):
+        ends = [len(w) for w in words]
+        offsets = [sum(ends[:k]) for k in range(1, len(words))]
+        rows.append({"line": n, "text": line, "words": words, "boundaries": offsets})
+    emit(json.dumps(rows, ensure_ascii=False))
+
+
+@app.command()
+def whitespace(
+    paths: Annotated[list[str], typer.Argument(help="Spaced text: files, directories or - for stdin.")],
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name of the corpus the de-spaced text is "
+                                        "indexed as.")],
+    input_mode: Annotated[InputMode, typer.Option("--input", help="How PATHs split into documents (as in "
+                                                  "termx index).")] = InputMode.auto,
+    unit: Annotated[Unit, typer.Option(help="byte or char (Chinese, Japanese).")] = Unit.byte,
+    scorers: Annotated[str, typer.Option("--scorers", help="Comma-separated scorers to compare.")]
+    = "adaptation,freq",
+    eval_docs: Annotated[int | None, typer.Option("--eval-docs", min=1, help="Score only the first N documents; "
+                                                  "the rest are unlabelled context. Default: all.")] = None,
+    condition: Annotated[Condition, typer.Option(help="alnum: lower-case, keep only letters and digits; raw: "
+                                                 "delete only the white space.")] = Condition.alnum,
+    lines_per_doc: Annotated[int | None, typer.Option("--lines-per-doc", min=1, help="Pseudo-documents: this "
+                                                      "many consecutive input documents (e.g. --input lines) "
+                                                      "form one document; each line is scored on its own.")]
+    = None,
+    max_len: MaxLenOption = DEFAULT_MAX_LEN,
+    results: Annotated[Path | None, typer.Option("--results", help="Write <scorer>.jsonl per-document records "
+                                                 "for termx compare here.")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus of that name.")] = False,
+    db: DbOption = None,
+    quiet: QuietOption = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table: one row per scorer; json: the whole "
+                                        "report with per-document scores.")] = Format.table,
+) -> None:
+    """The white space recovery experiment: delete the spaces, index, segment, score against the spacing."""
+    from termx.db import get_engine
+    from termx.ingest import read_documents
+    from termx.whitespace import run_whitespace
+
+    chosen = _scorers(scorers)
+    engine = get_engine(db)
+    docs, _ = read_documents(paths, input_mode)
+    with RichProgress(enabled=not quiet) as progress:
+        report = run_whitespace(engine, docs, corpus, unit=unit, scorers=chosen, eval_docs=eval_docs,
+                                condition=condition, lines_per_doc=lines_per_doc, max_len=max_len,
+                                results_dir=results, replace=replace, progress=progress)
+    if fmt is Format.json:
+        emit(to_json(report.as_dict()))
+        return
+    rows = [r.row() for r in report.results]
+    if fmt is Format.jsonl:
+        emit(render(rows, fmt))
+        return
+    title = (f"run {report.run_id}: {report.eval_documents} documents scored ({report.characters} characters), "
+             f"{report.context_documents} context, condition {report.condition}")
+    emit(render(rows, fmt, title=title if fmt is Format.table else None))

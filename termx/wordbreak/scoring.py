@@ -1,0 +1,78 @@
+"""Candidate scores: the slides' adaptation scorer, a Poisson-lift scorer and the frequency baseline.
+
+A candidate word w is a substring of the corpus with freq f >= 2 (or any single character). With N tokens, D
+documents, df_k from the index, A(w) = (df_2 + 1/2) / (df_1 + 1) and P0(f) the adaptation a Poisson null
+predicts when each document d draws w at the rate λ_d = f · len_d / N:
+
+    freq        S(w) = log(f / N)        − β   (a unigram model on raw substring counts: the baseline)
+    adaptation  S(w) = log A(w)          − β   (does w come back in the documents that use it?)
+    poisson     S(w) = log(A(w) / P0(f)) − β   (how much more than chance does it come back?)
+
+β is a per-word cost that sets how many words the segmentation uses; its defaults were tuned on development
+documents (docs/segment.md). Candidates of one token that occur once or never get the scores of f = 1, df_1 = 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from termx.loaded import LoadedIndex
+
+
+class Scorer(str, Enum):
+    """How a candidate's statistics become its score."""
+
+    adaptation = "adaptation"
+    poisson = "poisson"
+    freq = "freq"
+
+
+DEFAULT_BETA = {Scorer.freq: 2.0, Scorer.adaptation: 0.2, Scorer.poisson: 4.0}
+
+
+@dataclass
+class ScoreTable:
+    """Scores of every class (non-trivial candidate) and of a lone single-token candidate."""
+
+    cls: np.ndarray   # (classes,) float64
+    single: float     # a one-token candidate that occurs once or not at all
+
+
+def adaptation_ratio(df1: np.ndarray, df2: np.ndarray) -> np.ndarray:
+    """Smoothed adaptation A = (df_2 + 1/2) / (df_1 + 1): finite for every string, 1/4 for a hapax."""
+    return (df2 + 0.5) / (df1 + 1.0)
+
+
+def poisson_adaptation(freq: np.ndarray, doc_len: np.ndarray) -> np.ndarray:
+    """Pr(k >= 2 | k >= 1) when document d draws the string as Poisson(f · len_d / N), for each f."""
+    lengths = np.asarray(doc_len, dtype=np.float64)
+    share = lengths / lengths.sum()
+    values, inverse = np.unique(np.asarray(freq, dtype=np.float64), return_inverse=True)
+    out = np.empty(len(values))
+    for lo in range(0, len(values), 256):
+        lam = values[lo:lo + 256, None] * share[None, :]
+        at_least_one = -np.expm1(-lam)
+        at_least_two = at_least_one - lam * np.exp(-lam)
+        out[lo:lo + 256] = at_least_two.sum(axis=1) / at_least_one.sum(axis=1)
+    return np.maximum(out[inverse], 1e-300)
+
+
+def score_table(index: LoadedIndex, scorer: Scorer, beta: float | None = None) -> ScoreTable:
+    """The score of every class of `index` under `scorer`, and of a lone single token."""
+    beta = DEFAULT_BETA[scorer] if beta is None else beta
+    freq = (index.cls_j - index.cls_i + 1).astype(np.float64)
+    df1 = index.cls_df[:, 0].astype(np.float64)
+    df2 = index.cls_df[:, 1].astype(np.float64) if index.cls_df.shape[1] > 1 else np.zeros_like(df1)
+    one = np.ones(1)
+    if scorer is Scorer.freq:
+        cls, single = np.log(freq / index.n), np.log(one / index.n)
+    elif scorer is Scorer.adaptation:
+        cls, single = np.log(adaptation_ratio(df1, df2)), np.log(adaptation_ratio(one, 0 * one))
+    else:
+        null = poisson_adaptation(np.concatenate([freq, one]), index.doc_len)
+        cls = np.log(adaptation_ratio(df1, df2) / null[:-1])
+        single = np.log(adaptation_ratio(one, 0 * one) / null[-1:])
+    return ScoreTable(cls - beta, float(single[0]) - beta)

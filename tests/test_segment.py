@@ -1,0 +1,252 @@
+"""Word breaking: Viterbi against brute force, class-tree candidates against suffix-array search and brute-force
+counts, scorer formulas, round trip, and the `termx segment` command."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from termx.build import build_shard
+from termx.cli import app
+from termx.errors import InputError
+from termx.indexer import index_documents
+from termx.ingest import Document
+from termx.loaded import LoadedIndex, load_index
+from termx.store import CorpusInfo
+from termx.suffix import clipped_lcp
+from termx.units import Unit
+from termx.wordbreak import (
+    ABSENT,
+    TRIVIAL,
+    Scorer,
+    Segmenter,
+    candidate_stats,
+    class_tree,
+    corpus_candidates,
+    score_table,
+    text_candidates,
+    text_ids,
+    viterbi,
+)
+from termx.wordbreak.scoring import poisson_adaptation
+
+runner = CliRunner()
+
+
+def memory_index(texts: list[str], unit: Unit = Unit.byte, max_k: int = 3) -> LoadedIndex:
+    """A LoadedIndex built in memory, exactly as load_index derives it from the stored arrays."""
+    shard = build_shard([Document(f"d{n}", t) for n, t in enumerate(texts)], unit, max_k)
+    c = shard.classes
+    keys = c.i.astype(np.int64) * (shard.n + 1) + c.j
+    order = np.argsort(keys, kind="stable").astype(np.int32)
+    ta = shard.tokens
+    info = CorpusInfo(0, "memory", unit.value, max_k, ta.n_tokens, len(texts), len(c), 100, {}, {}, "")
+    return LoadedIndex(info, 0, unit, ta.tokens, shard.sa, ta.doc_start, ta.doc_len,
+                       clipped_lcp(ta.tokens, shard.sa), c.i, c.j, c.lbl, c.sil, shard.df, keys[order], order,
+                       [d.name for d in shard.documents], ta.vocab)
+
+
+def brute_stats(texts: list[str], pattern: str, max_k: int) -> tuple[int, list[int]]:
+    """freq and df_1..df_K of a pattern by counting overlapping occurrences in every document."""
+    counts = [sum(t.startswith(pattern, k) for k in range(len(t))) for t in texts]
+    return sum(counts), [sum(c >= k for c in counts) for k in range(1, max_k + 1)]
+
+
+# --- Viterbi ---------------------------------------------------------------------------------------------------
+
+
+def brute_best(scores: np.ndarray) -> float:
+    """The best total over every segmentation (each subset of cut points), -inf if none is allowed."""
+    n, max_len = scores.shape
+    best = -math.inf
+    for mask in itertools.product((0, 1), repeat=n - 1):
+        edges = [0, *[k + 1 for k, m in enumerate(mask) if m], n]
+        spans = list(zip(edges, edges[1:], strict=False))
+        if any(b - a > max_len for a, b in spans):
+            continue
+        best = max(best, sum(scores[a, b - a - 1] for a, b in spans))
+    return best
+
+
+def total(scores: np.ndarray, cuts: np.ndarray) -> float:
+    edges = [0, *cuts.tolist(), scores.shape[0]]
+    return float(sum(scores[a, b - a - 1] for a, b in zip(edges, edges[1:], strict=False)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_viterbi_equals_brute_force(n: int, max_len: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(n, max_len))
+    scores[rng.random((n, max_len)) < 0.3] = -np.inf
+    scores[:, 0] = rng.normal(size=n)  # single tokens always allowed, so a segmentation exists
+    cuts = viterbi(scores)
+    assert np.all(np.diff(cuts) > 0) and np.all((cuts > 0) & (cuts < n))
+    assert total(scores, cuts) == pytest.approx(brute_best(scores), abs=1e-9)
+
+
+def test_viterbi_picks_the_unique_best_and_reports_impossible_input() -> None:
+    scores = np.full((4, 4), -1.0)
+    scores[0, 1] = 5.0  # "ab" then "cd"
+    scores[2, 1] = 5.0
+    assert viterbi(scores).tolist() == [2]
+    assert viterbi(np.zeros((0, 3))).tolist() == []
+    with pytest.raises(InputError):
+        viterbi(np.full((3, 2), -np.inf))
+
+
+# --- candidates --------------------------------------------------------------------------------------------------
+
+texts_strategy = st.lists(st.text(alphabet="abc", min_size=1, max_size=25), min_size=1, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts_strategy, st.integers(1, 8))
+def test_class_tree_candidates_equal_search_and_brute_force(texts: list[str], max_len: int) -> None:
+    index = memory_index(texts)
+    tree = class_tree(index)
+    for d, text in enumerate(texts):
+        start = int(index.doc_start[d])
+        from_tree = corpus_candidates(index, tree, start, start + len(text), max_len)
+        from_search = text_candidates(index, text_ids(index, text), max_len)
+        assert np.array_equal(from_tree, from_search)
+        freq, df = candidate_stats(index, from_tree)
+        for p in range(len(text)):
+            for length in range(1, max_len + 1):
+                if p + length > len(text):
+                    assert from_tree[p, length - 1] == ABSENT
+                    continue
+                f, dfk = brute_stats(texts, text[p:p + length], 3)
+                assert (int(freq[p, length - 1]), df[p, length - 1].tolist()) == (f, dfk)
+                assert (from_tree[p, length - 1] == TRIVIAL) == (f == 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts_strategy, st.text(alphabet="abcd", min_size=1, max_size=12))
+def test_search_candidates_of_new_text_match_brute_force(texts: list[str], new: str) -> None:
+    index = memory_index(texts)
+    freq, df = candidate_stats(index, text_candidates(index, text_ids(index, new), 6))
+    for p in range(len(new)):
+        for length in range(1, min(6, len(new) - p) + 1):
+            assert (int(freq[p, length - 1]), df[p, length - 1].tolist()) == brute_stats(texts, new[p:p + length], 3)
+
+
+def test_char_corpus_candidates_and_unknown_characters() -> None:
+    texts = ["東京都東京都", "京都大学京都"]
+    index = memory_index(texts, Unit.char)
+    tree = class_tree(index)
+    start = int(index.doc_start[1])
+    assert np.array_equal(corpus_candidates(index, tree, start, start + 6, 4),
+                          text_candidates(index, text_ids(index, texts[1]), 4))
+    cand = text_candidates(index, text_ids(index, "京都X"), 3)
+    assert candidate_stats(index, cand)[0][0].tolist() == [4, 4, 0]  # 京 (freq 4), 京都 (4), 京都X (absent)
+    assert cand[2].tolist() == [ABSENT] * 3
+
+
+def test_class_tree_stats_through_postgres(engine) -> None:  # type: ignore[no-untyped-def]
+    texts = ["to_be_or_not_to_be", "Hi_Ho_Hi_Ho", "Hi_Ho", "Hi"]
+    index_documents(engine, "seg_tree_db", [Document(f"d{n}", t) for n, t in enumerate(texts)], Unit.byte,
+                    max_k=3, replace=True)
+    index = load_index(engine, "seg_tree_db")
+    tree = class_tree(index)
+    for d, text in enumerate(texts):
+        start = int(index.doc_start[d])
+        cand = corpus_candidates(index, tree, start, start + len(text), 20)
+        assert np.array_equal(cand, text_candidates(index, text_ids(index, text), 20))
+        freq, df = candidate_stats(index, cand)
+        for p in range(len(text)):
+            for length in range(1, len(text) - p + 1):
+                assert (int(freq[p, length - 1]), df[p, length - 1].tolist()) == \
+                    brute_stats(texts, text[p:p + length], 3)
+
+
+# --- scorers -----------------------------------------------------------------------------------------------------
+
+
+def test_scorer_formulas() -> None:
+    texts = ["abcabcxyz", "abcq", "zzabc", "qq"]
+    index = memory_index(texts, max_k=2)
+    n, lengths = index.n, index.doc_len.astype(float)
+    c = int(text_candidates(index, text_ids(index, "abc"), 3)[0, 2])
+    f, df = brute_stats(texts, "abc", 2)
+    a = (df[1] + 0.5) / (df[0] + 1)
+    lam = f * lengths / lengths.sum()
+    null = (1 - np.exp(-lam) - lam * np.exp(-lam)).sum() / (1 - np.exp(-lam)).sum()
+    assert score_table(index, Scorer.freq, 1.5).cls[c] == pytest.approx(math.log(f / n) - 1.5)
+    assert score_table(index, Scorer.adaptation, 0.0).cls[c] == pytest.approx(math.log(a))
+    assert score_table(index, Scorer.poisson, 0.5).cls[c] == pytest.approx(math.log(a / null) - 0.5)
+    assert score_table(index, Scorer.freq, 0.0).single == pytest.approx(math.log(1 / n))
+    assert poisson_adaptation(np.array([f]), index.doc_len)[0] == pytest.approx(null)
+
+
+# --- round trip --------------------------------------------------------------------------------------------------
+
+CONTEXT = ["thecatsatonthemat", "acatandarat", "東京都に住む", "price 300 dlrs, up 4.5%", "ça va? très bien!"]
+
+
+@pytest.fixture(scope="module")
+def segmenters() -> dict[str, Segmenter]:
+    return {u.value: Segmenter(memory_index(CONTEXT, u), Scorer.adaptation, 6) for u in (Unit.byte, Unit.char)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=40), st.sampled_from(["byte", "char"]))
+def test_round_trip_gives_the_input_back(segmenters: dict[str, Segmenter], text: str, unit: str) -> None:
+    words = segmenters[unit].segment(text)
+    assert "".join(words) == "".join(text.split())
+    assert all(words) and not any(ch.isspace() for w in words for ch in w)
+
+
+def test_segment_finds_repeated_words(segmenters: dict[str, Segmenter]) -> None:
+    words = segmenters["char"].segment("東京都 thecat 300dlrs")
+    assert "".join(words) == "東京都thecat300dlrs" and len(words) >= 3
+
+
+def test_word_corpus_is_refused() -> None:
+    with pytest.raises(InputError, match="indexed by words"):
+        Segmenter(memory_index(["a b c a b"], Unit.word))
+
+
+# --- CLI ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def seg_corpus(engine) -> str:  # type: ignore[no-untyped-def]
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["thecatsatonthemat" * 3, "thecatatetherat" * 2,
+                                                         "aratsatonthecat" * 2])]
+    index_documents(engine, "seg_cli", docs, Unit.char, replace=True)
+    return "seg_cli"
+
+
+def test_cli_segment_text_and_json(db_env: str, seg_corpus: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "in.txt"
+    src.write_text("thecatsat\r\n\nratonthemat 12\n", encoding="utf-8")
+    res = runner.invoke(app, ["segment", seg_corpus, str(src), "--scorer", "freq"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.split("\n")
+    assert [line.replace(" ", "") for line in lines[:3]] == ["thecatsat", "", "ratonthemat12"]
+    res = runner.invoke(app, ["segment", seg_corpus, "--format", "json", "--max-len", "5"], input="thecat\n")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.stdout)
+    assert row["line"] == 1 and "".join(row["words"]) == "thecat"
+    assert row["boundaries"] == list(np.cumsum([len(w) for w in row["words"]])[:-1])
+
+
+def test_cli_segment_errors(db_env: str, seg_corpus: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(app, ["segment", "no_such_corpus"], input="abc\n")
+    assert res.exit_code == 1 and res.stderr.startswith("Error: no corpus named") and "Traceback" not in res.output
+    res = runner.invoke(app, ["segment", seg_corpus, str(tmp_path / "missing.txt")])
+    assert res.exit_code == 1 and "cannot read" in res.stderr
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ab\xffcd")
+    res = runner.invoke(app, ["segment", seg_corpus, str(bad)])
+    assert res.exit_code == 1 and "not valid UTF-8" in res.stderr
+    res = runner.invoke(app, ["segment", seg_corpus, "--scorer", "magic"], input="abc\n")
+    assert res.exit_code == 2
