@@ -110,9 +110,12 @@ def demo(
     from termx.db import get_engine
     from termx.demo import stdlib_docstrings
     from termx.indexer import index_documents
+    from termx.terms import extract_terms
 
     engine = get_engine(db)
     docs = stdlib_docstrings()
     with RichProgress(enabled=not quiet) as progress:
         summary = index_documents(engine, corpus, docs, Unit.byte, DEFAULT_MAX_K, replace=True, progress=progress)
+        top = extract_terms(engine, corpus, "adaptation", 20, progress=progress)
     emit(_summary_rows(summary.as_dict()))
+    emit("\n" + render(top, Format.table, ["rank", "term", "score", "freq", "df"], title="top 20 terms by adaptation"))

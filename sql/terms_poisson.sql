@@ -1,0 +1,42 @@
+-- terms_poisson: term candidates ranked by how far df_2 departs from a Poisson null.
+--
+-- Of the n = df_1 documents that contain a candidate, x = df_2 contain it again. Under a Poisson null each
+-- does so with probability p0 = Pr(k >= 2 | k >= 1). termx.candidate.p0 is that probability for the
+-- candidate's freq under a length-aware null (rate freq * len_d / N in document d, so long documents are
+-- expected to repeat more): p0 = sum_d Pr(k_d >= 2) / sum_d Pr(k_d >= 1). A one-rate null (lambda = freq / D
+-- in every document, p0 = 1 - lambda e^-lambda / (1 - e^-lambda)) misfits collections whose documents differ
+-- in length: strings repeated inside a few long documents then look bursty (docs/terms.md).
+--
+-- score = sign(x - e) * G2, the signed log-likelihood ratio of x under Binomial(n, p0):
+--   e = n * p0,  G2 = 2 * [x ln(x / e) + (n - x) ln((n - x) / (n - e))]   (0 ln 0 = 0)
+--   Large and positive: far more repeats than chance, backed by many documents; negative: fewer.
+--
+-- termx.candidate holds one candidate per left-maximal class: its longest member that holds nothing
+-- breaking and begins and ends like a term (docs/terms.md); `termx terms` builds it on first use of a corpus.
+-- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
+-- :corpus   corpus name
+-- :min_df   smallest df_1, the documents a term must occur in (default 3)
+-- :min_len  shortest term, in tokens (default 2)
+-- :max_len  longest term, in tokens (default 40)
+-- :top      rows to return (default 100)
+WITH scored AS (
+    SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i,
+           CAST(t.df[2] AS float8) AS x, CAST(t.df[1] AS float8) AS n, t.df[1] * t.p0 AS e
+    FROM termx.corpus c
+    JOIN termx.shard s ON s.corpus_id = c.id
+    JOIN termx.candidate t ON t.shard_id = s.id
+    WHERE c.name = CAST(:corpus AS text)
+      AND t.df[1] >= CAST(:min_df AS integer)
+      AND t.len BETWEEN CAST(:min_len AS integer) AND CAST(:max_len AS integer)
+), ranked AS (
+    SELECT term, freq, df, len, shard_id, i,
+           sign(x - e) * 2 * (CASE WHEN x > 0 THEN x * ln(x / e) ELSE 0 END
+                              + CASE WHEN n > x THEN (n - x) * ln((n - x) / (n - e)) ELSE 0 END) AS score
+    FROM scored
+    ORDER BY score DESC, freq DESC, term, shard_id, i
+    LIMIT CAST(:top AS integer)
+)
+SELECT row_number() OVER (ORDER BY score DESC, freq DESC, term, shard_id, i) AS rank,
+       term, score, freq, df, len
+FROM ranked
+ORDER BY rank;

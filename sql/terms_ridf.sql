@@ -1,0 +1,31 @@
+-- terms_ridf: term candidates ranked by residual IDF (Church & Gale).
+--
+-- score = log2(D / df_1) + log2(1 - exp(-freq / D))        (D = documents in the corpus)
+--   = observed IDF - the IDF a Poisson with the same freq predicts: spread at rate freq / D per document,
+--   freq occurrences would reach D (1 - exp(-freq / D)) documents. Bursty strings gather in fewer documents
+--   than that, so their RIDF is high; random fragments stay near 0.
+--
+-- termx.candidate holds one candidate per left-maximal class: its longest member that holds nothing
+-- breaking and begins and ends like a term (docs/terms.md); `termx terms` builds it on first use of a corpus.
+-- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
+-- :corpus   corpus name
+-- :min_df   smallest df_1, the documents a term must occur in (default 3)
+-- :min_len  shortest term, in tokens (default 2)
+-- :max_len  longest term, in tokens (default 40)
+-- :top      rows to return (default 100)
+WITH ranked AS (
+    SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i,
+           (ln(CAST(c.documents AS float8) / t.df[1]) + ln(1 - exp(-CAST(t.freq AS float8) / c.documents))) / ln(2.0) AS score
+    FROM termx.corpus c
+    JOIN termx.shard s ON s.corpus_id = c.id
+    JOIN termx.candidate t ON t.shard_id = s.id
+    WHERE c.name = CAST(:corpus AS text)
+      AND t.df[1] >= CAST(:min_df AS integer)
+      AND t.len BETWEEN CAST(:min_len AS integer) AND CAST(:max_len AS integer)
+    ORDER BY score DESC, t.freq DESC, t.term, t.shard_id, t.i
+    LIMIT CAST(:top AS integer)
+)
+SELECT row_number() OVER (ORDER BY score DESC, freq DESC, term, shard_id, i) AS rank,
+       term, score, freq, df, len
+FROM ranked
+ORDER BY rank;

@@ -1,0 +1,54 @@
+"""`termx terms`: rank a corpus's term candidates (adaptation, Poisson null, RIDF, freq/df baselines)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from termx.cli import app
+from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.progress import RichProgress
+from termx.output import Format, render
+from termx.terms import Ranking
+
+COLUMNS = {Format.tsv: ["term", "score", "freq", "df"]}
+TABLE_COLUMNS = ["rank", "term", "score", "freq", "df", "len"]
+
+
+@app.command()
+def terms(
+    corpus: Annotated[str, typer.Argument(help="Corpus to extract terms from.")],
+    top: Annotated[int, typer.Option("--top", min=1, help="How many terms to show.")] = 100,
+    rank: Annotated[Ranking, typer.Option("--rank", help="adaptation: (df_2+0.5)/(df_1+1); poisson: signed G2 "
+                                          "of df_2 against a length-aware Poisson null; ridf: residual IDF; "
+                                          "freq, df: the baselines.")] = Ranking.adaptation,
+    min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep candidates in at least this many "
+                                        "documents (df_1).")] = 3,
+    min_len: Annotated[int, typer.Option("--min-len", min=1, help="Shortest candidate, in tokens (bytes, "
+                                         "characters or words; use 1 for single words).")] = 2,
+    max_len: Annotated[int, typer.Option("--max-len", min=1, help="Longest candidate, in tokens.")] = 40,
+    fmt: FormatOption = Format.table,
+    save: Annotated[str | None, typer.Option("--save", help="Also store the list in PostgreSQL as "
+                                             "termx.term_list NAME with its rows in termx.term.")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="With --save: overwrite a list of that "
+                                          "name.")] = False,
+    db: DbOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Top terms of a corpus: longest members of left-maximal classes, ranked by a query in sql/terms_*.sql.
+
+    The first run on a corpus computes its candidates and stores them in termx.candidate.
+    """
+    from termx.db import get_engine
+    from termx.terms import extract_terms, save_terms
+
+    engine = get_engine(db)
+    with RichProgress(enabled=not quiet) as progress:
+        rows = extract_terms(engine, corpus, rank, top, min_df, min_len, max_len, progress)
+    if save:
+        params = {"rank": rank.value, "top": top, "min_df": min_df, "min_len": min_len, "max_len": max_len}
+        save_terms(engine, save, corpus, rows, params, replace)
+        if not quiet:
+            typer.echo(f"saved {len(rows)} terms as term list {save!r}", err=True)
+    emit(render(rows, fmt, COLUMNS.get(fmt, TABLE_COLUMNS)))
