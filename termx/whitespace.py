@@ -138,8 +138,9 @@ class WhitespaceReport:
 
 
 def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, unit: Unit = Unit.byte,
-                   scorers: Sequence[Scorer] = (Scorer.adaptation, Scorer.freq), eval_docs: int | None = None,
-                   condition: Condition = Condition.alnum, lines_per_doc: int | None = None,
+                   scorers: Sequence[Scorer] = (Scorer.branching, Scorer.adaptation, Scorer.freq),
+                   eval_docs: int | None = None, condition: Condition = Condition.alnum,
+                   lines_per_doc: int | None = None,
                    max_len: int = DEFAULT_MAX_LEN, results_dir: str | Path | None = None, replace: bool = False,
                    progress: Progress | None = None, correct: Corrector | None = None) -> WhitespaceReport:
     """Run the experiment on spaced documents and store it; `correct` post-edits every scorer's output."""
@@ -166,15 +167,16 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     evaluated = spaced[:n_eval]
     results = [_baseline(name, evaluated) for name in BASELINES]
     for scorer in scorers:
+        with timings.stage(f"train {scorer.value}", progress):
+            segmenter = Segmenter(index, scorer, max_len, progress=progress)
         with timings.stage(f"segment {scorer.value}", progress, n_eval) as advance:
-            segmenter = Segmenter(index, scorer, max_len)
             predicted = []
             for d, doc in enumerate(evaluated):
                 predicted.append(_segment_lines(segmenter, d, doc))
                 advance(1)
             if correct is not None:
                 predicted = [correct(lines) for lines in predicted]
-        results.append(_result(scorer.value, "scorer", evaluated, predicted, {"beta": segmenter.beta}))
+        results.append(_result(scorer.value, "scorer", evaluated, predicted, {"params": segmenter.params}))
     if results_dir is not None:
         write_records(results, results_dir)
     params = {"condition": condition.value, "unit": unit.value, "scorers": [s.value for s in scorers],

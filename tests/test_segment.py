@@ -35,6 +35,8 @@ from termx.wordbreak import (
     text_ids,
     viterbi,
 )
+from termx.wordbreak.entropy import DIGIT, HAN, HIRAGANA, KATAKANA, LETTER, PUNCT, branching, mean_entropy, text_classes
+from termx.wordbreak.model import BranchingParams
 from termx.wordbreak.scoring import poisson_adaptation
 
 runner = CliRunner()
@@ -167,6 +169,88 @@ def test_class_tree_stats_through_postgres(engine) -> None:  # type: ignore[no-u
                     brute_stats(texts, text[p:p + length], 3)
 
 
+# --- branching entropy -------------------------------------------------------------------------------------------
+
+
+def brute_entropy(texts: list[str], s: str, side: str) -> float:
+    """Entropy of the token after (side R) or before (side L) the occurrences of s; each occurrence at a document
+    edge is a symbol of its own; -1 when s occurs fewer than twice."""
+    follow: list[str] = []
+    for d, t in enumerate(texts):
+        for k in range(len(t) - len(s) + 1):
+            if t.startswith(s, k):
+                edge = k + len(s) == len(t) if side == "R" else k == 0
+                follow.append(f"#{d}:{k}" if edge else (t[k + len(s)] if side == "R" else t[k - 1]))
+    if len(follow) < 2:
+        return -1.0
+    _, counts = np.unique(follow, return_counts=True)
+    p = counts / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts_strategy)
+def test_branching_entropy_and_evidence_match_brute_force(texts: list[str]) -> None:
+    index = memory_index(texts)
+    tree = class_tree(index)
+    window = 4
+    br = branching(index, tree, window)
+    # mean over positions of h_R(t[p:p+n]) where that n-gram repeats
+    for n in range(1, window + 1):
+        hs = [brute_entropy(texts, t[p:p + n], "R") for t in texts for p in range(len(t) - n + 1)]
+        hs = [h for h in hs if h >= 0]
+        assert mean_entropy(index, tree, window)[n - 1] == pytest.approx(np.mean(hs) if hs else 0.0)
+        assert br.mean[1, n - 1] == pytest.approx(np.mean([h for h in (brute_entropy(
+            texts, t[p:p + n], "L") for t in texts for p in range(len(t) - n + 1)) if h >= 0] or [0.0]))
+    params = BranchingParams(window=window, kappa=0.0)
+    seg = Segmenter(index, Scorer.branching, 6, params=params)
+    assert seg.model is not None
+    for text in texts:
+        ids = text_ids(index, text)
+        fcand = text_candidates(index, ids, seg.width)
+        rcand = text_candidates(br.reverse, ids[::-1].copy(), seg.width)
+        got = seg.model.evidence(fcand, rcand, text_classes(text, Unit.byte))
+        for b in range(1, len(text)):
+            want = 0.0
+            for n in range(1, window + 1):
+                sides = (("R", text[b - n:b], text[b - n:b - 1]), ("L", text[b:b + n], text[b + 1:b + n]))
+                for side, s, shorter in sides:
+                    if len(s) < n:
+                        continue
+                    h = brute_entropy(texts, s, side)
+                    if h >= 0:
+                        want += h - br.mean[0 if side == "R" else 1, n - 1]
+                        if n >= 2 and (h2 := brute_entropy(texts, shorter, side)) >= 0:
+                            want += h - h2
+            assert got[b] == pytest.approx(want, abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(alphabet="ab1é", min_size=1, max_size=30), min_size=1, max_size=4),
+       st.sampled_from([Unit.byte, Unit.char]))
+def test_branching_corpus_and_search_paths_agree(texts: list[str], unit: Unit) -> None:
+    index = memory_index(texts, unit)
+    seg = Segmenter(index, Scorer.branching, 8, params=BranchingParams(window=3))
+    for d, text in enumerate(texts):
+        start = int(index.doc_start[d])
+        size = len(text.encode("utf-8")) if unit is Unit.byte else len(text)
+        assert np.array_equal(seg.corpus_cuts(start, start + size), seg.text_cuts(text_ids(index, text), text))
+        assert "".join(seg.segment(text)) == text
+
+
+def test_character_classes() -> None:
+    assert text_classes("a1東ひカ。", Unit.char).tolist() == [LETTER, DIGIT, HAN, HIRAGANA, KATAKANA, PUNCT]
+    assert text_classes("é1東", Unit.byte).tolist() == [LETTER, LETTER, DIGIT, HAN, HAN, HAN]
+
+
+def test_branching_learns_words_of_a_repetitive_corpus() -> None:
+    words = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran"]
+    rng = np.random.default_rng(3)
+    texts = ["".join(rng.choice(words, 60)) for _ in range(8)]
+    seg = Segmenter(memory_index(texts), Scorer.branching)
+    assert seg.segment("thecatsatonthemat") == ["the", "cat", "sat", "on", "the", "mat"]
+
+
 # --- scorers -----------------------------------------------------------------------------------------------------
 
 
@@ -192,20 +276,22 @@ CONTEXT = ["thecatsatonthemat", "acatandarat", "東京都に住む", "price 300 
 
 
 @pytest.fixture(scope="module")
-def segmenters() -> dict[str, Segmenter]:
-    return {u.value: Segmenter(memory_index(CONTEXT, u), Scorer.adaptation, 6) for u in (Unit.byte, Unit.char)}
+def segmenters() -> dict[tuple[str, str], Segmenter]:
+    return {(u.value, s.value): Segmenter(memory_index(CONTEXT, u), s, 6) for u in (Unit.byte, Unit.char)
+            for s in (Scorer.adaptation, Scorer.branching)}
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(max_size=40), st.sampled_from(["byte", "char"]))
-def test_round_trip_gives_the_input_back(segmenters: dict[str, Segmenter], text: str, unit: str) -> None:
-    words = segmenters[unit].segment(text)
+@given(st.text(max_size=40), st.sampled_from(["byte", "char"]), st.sampled_from(["adaptation", "branching"]))
+def test_round_trip_gives_the_input_back(segmenters: dict[tuple[str, str], Segmenter], text: str, unit: str,
+                                         scorer: str) -> None:
+    words = segmenters[unit, scorer].segment(text)
     assert "".join(words) == "".join(text.split())
     assert all(words) and not any(ch.isspace() for w in words for ch in w)
 
 
-def test_segment_finds_repeated_words(segmenters: dict[str, Segmenter]) -> None:
-    words = segmenters["char"].segment("東京都 thecat 300dlrs")
+def test_segment_finds_repeated_words(segmenters: dict[tuple[str, str], Segmenter]) -> None:
+    words = segmenters["char", "adaptation"].segment("東京都 thecat 300dlrs")
     assert "".join(words) == "東京都thecat300dlrs" and len(words) >= 3
 
 

@@ -147,8 +147,8 @@ def test_cli_contract_json(db_env: str, tmp_path) -> None:  # type: ignore[no-un
                               "--results", str(tmp_path / "res")])
     assert res.exit_code == 0, res.output
     assert "adaptation" in res.stdout and "letter-change" in res.stdout
-    assert sorted(p.name for p in (tmp_path / "res").iterdir()) == ["adaptation.jsonl", "freq.jsonl",
-                                                                    "letter-change.jsonl", "no-boundaries.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "res").iterdir()) == [
+        "adaptation.jsonl", "branching.jsonl", "freq.jsonl", "letter-change.jsonl", "no-boundaries.jsonl"]
 
 
 def test_cli_bad_input(db_env: str, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -63,11 +63,12 @@ def segment(
     corpus: Annotated[str, typer.Argument(help="Corpus whose statistics score the candidate words.")],
     source: Annotated[str, typer.Argument(metavar="[FILE|-]", help="Text to break, one line at a time "
                                           "(default: stdin).")] = "-",
-    scorer: Annotated[Scorer, typer.Option(help="adaptation: log A − β; poisson: log(A / A_poisson) − β; "
-                                           "freq: log(f/N) − β, the baseline (docs/segment.md).")]
-    = Scorer.adaptation,
+    scorer: Annotated[Scorer, typer.Option(help="branching: branching entropy + self-trained word model; "
+                                           "adaptation: log A − β; poisson: log(A / A_poisson) − β; freq: "
+                                           "log(f/N) − β, the baseline (docs/segment.md).")] = Scorer.branching,
     max_len: MaxLenOption = DEFAULT_MAX_LEN,
     db: DbOption = None,
+    quiet: QuietOption = False,
     fmt: Annotated[SegmentFormat, typer.Option("--format", "-f", help="text: words separated by spaces, one "
                                                "line per input line; json: words and boundary offsets.")]
     = SegmentFormat.text,
@@ -79,7 +80,8 @@ def segment(
     from termx.wordbreak import Segmenter
 
     lines = _read_input(source)
-    segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len)
+    with RichProgress(enabled=not quiet) as progress:
+        segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, progress=progress)
     broken = [segmenter.segment(line) for line in lines]
     if fmt is SegmentFormat.text:
         emit("\n".join(" ".join(words) for words in broken))
@@ -100,8 +102,8 @@ def whitespace(
     input_mode: Annotated[InputMode, typer.Option("--input", help="How PATHs split into documents (as in "
                                                   "termx index).")] = InputMode.auto,
     unit: Annotated[Unit, typer.Option(help="byte or char (Chinese, Japanese).")] = Unit.byte,
-    scorers: Annotated[str, typer.Option("--scorers", help="Comma-separated scorers to compare.")]
-    = "adaptation,freq",
+    scorers: Annotated[str, typer.Option("--scorers", help="Comma-separated scorers to compare: branching, "
+                                         "adaptation, poisson, freq.")] = "branching,adaptation,freq",
     eval_docs: Annotated[int | None, typer.Option("--eval-docs", min=1, help="Score only the first N documents; "
                                                   "the rest are unlabelled context. Default: all.")] = None,
     condition: Annotated[Condition, typer.Option(help="alnum: lower-case, keep only letters and digits; raw: "

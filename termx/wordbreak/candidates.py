@@ -83,11 +83,11 @@ def corpus_candidates(index: LoadedIndex, tree: ClassTree, start: int, stop: int
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, parallel=True)
 def _tree_candidates(tokens, rank, deepest, parent, lbl, sil, start, stop, out):  # type: ignore[no-untyped-def]
     """Longest length first: climbing from the deepest class to the one with LBL < L <= SIL."""
     max_len = out.shape[1]
-    for p in range(start, stop):
+    for p in nb.prange(start, stop):
         if tokens[p] == 0:
             continue
         room = 0
@@ -116,12 +116,12 @@ def text_candidates(index: LoadedIndex, ids: np.ndarray, max_len: int) -> np.nda
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, parallel=True)
 def _search_candidates(tokens, sa, keys, order, ids, out):  # type: ignore[no-untyped-def]
     """Extending a pattern by one token narrows its interval <lo, hi> by two binary searches on that token."""
     n_ranks = len(sa)
     max_len = out.shape[1]
-    for p in range(len(ids)):
+    for p in nb.prange(len(ids)):
         lo = 0
         hi = n_ranks - 1
         for length in range(1, max_len + 1):
@@ -154,6 +154,26 @@ def _search_candidates(tokens, sa, keys, order, ids, out):  # type: ignore[no-un
             key = lo * (n_ranks + 1) + hi
             k = np.searchsorted(keys, key)
             out[p, length - 1] = order[k]
+
+
+def char_lengths(ids: np.ndarray, unit: Unit) -> np.ndarray:
+    """Tokens of the character starting at each token: 1 in char corpora; in byte corpora the UTF-8 length at a
+    lead byte and 0 at a continuation byte (no word may start or end there)."""
+    if unit is not Unit.byte:
+        return np.ones(len(ids), dtype=np.int64)
+    out = np.zeros(len(ids), dtype=np.int64)
+    _utf8_lengths(np.asarray(ids, dtype=np.int64), out)
+    return out
+
+
+@nb.njit(cache=True)
+def _utf8_lengths(ids, out):  # type: ignore[no-untyped-def]
+    for p in range(len(ids)):
+        b = ids[p]
+        if b & 0xC0 == 0x80:
+            continue
+        n = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+        out[p] = min(n, len(ids) - p)
 
 
 def candidate_stats(index: LoadedIndex, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

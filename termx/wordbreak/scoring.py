@@ -10,6 +10,7 @@ predicts when each document d draws w at the rate λ_d = f · len_d / N:
 
 β is a per-word cost that sets how many words the segmentation uses; its defaults were tuned on development
 documents (docs/segment.md). Candidates of one token that occur once or never get the scores of f = 1, df_1 = 1.
+The `branching` scorer is a trained model, not a formula over one class (termx.wordbreak.model).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from termx.loaded import LoadedIndex
 class Scorer(str, Enum):
     """How a candidate's statistics become its score."""
 
+    branching = "branching"
     adaptation = "adaptation"
     poisson = "poisson"
     freq = "freq"
@@ -61,7 +63,9 @@ def poisson_adaptation(freq: np.ndarray, doc_len: np.ndarray) -> np.ndarray:
 
 
 def score_table(index: LoadedIndex, scorer: Scorer, beta: float | None = None) -> ScoreTable:
-    """The score of every class of `index` under `scorer`, and of a lone single token."""
+    """The score of every class of `index` under `scorer` (not `branching`), and of a lone single token."""
+    if scorer not in DEFAULT_BETA:
+        raise ValueError(f"{scorer.value} is not a per-class formula")
     beta = DEFAULT_BETA[scorer] if beta is None else beta
     freq = (index.cls_j - index.cls_i + 1).astype(np.float64)
     df1 = index.cls_df[:, 0].astype(np.float64)

@@ -9,16 +9,20 @@ import numpy as np
 
 from termx.errors import InputError
 from termx.loaded import LoadedIndex
+from termx.progress import Progress
 from termx.units import Unit
 from termx.wordbreak.candidates import (
     ABSENT,
     TRIVIAL,
     ClassTree,
+    char_lengths,
     class_tree,
     corpus_candidates,
     text_candidates,
     text_ids,
 )
+from termx.wordbreak.entropy import corpus_classes, text_classes
+from termx.wordbreak.model import BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import viterbi
 
@@ -29,8 +33,9 @@ _SPACE = re.compile(r"\s+")
 class Segmenter:
     """Breaks text into words using one corpus's statistics and one scorer."""
 
-    def __init__(self, index: LoadedIndex, scorer: Scorer = Scorer.adaptation, max_len: int = DEFAULT_MAX_LEN,
-                 beta: float | None = None) -> None:
+    def __init__(self, index: LoadedIndex, scorer: Scorer = Scorer.branching, max_len: int = DEFAULT_MAX_LEN,
+                 beta: float | None = None, params: BranchingParams | None = None,
+                 progress: Progress | None = None) -> None:
         if index.unit is Unit.word:
             raise InputError(f"corpus {index.corpus.name!r} is indexed by words", "word breaking needs --unit "
                              "byte or char")
@@ -39,32 +44,59 @@ class Segmenter:
         self.index = index
         self.scorer = scorer
         self.max_len = max(max_len, 4) if index.unit is Unit.byte else max_len  # a whole UTF-8 character fits
-        self.beta = DEFAULT_BETA[scorer] if beta is None else beta
-        self.table: ScoreTable = score_table(index, scorer, self.beta)
         self._tree: ClassTree | None = None
+        self.model: BranchingModel | None = None
+        self.table: ScoreTable | None = None
+        if scorer is Scorer.branching:
+            self.model = BranchingModel(index, self.tree, self.max_len, params or BranchingParams(), progress)
+            self.params: dict[str, float] = self.model.params.as_dict()
+        else:
+            self.params = {"beta": DEFAULT_BETA[scorer] if beta is None else beta}
+            self.table = score_table(index, scorer, self.params["beta"])
 
     @property
     def tree(self) -> ClassTree:
-        """The class tree, built on first use (only text inside the corpus needs it)."""
+        """The class tree, built on first use (only text inside the corpus and the branching scorer need it)."""
         if self._tree is None:
             self._tree = class_tree(self.index)
         return self._tree
 
-    def scores(self, cand: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """Word scores (n, max_len) of candidates `cand` of the tokens `ids`; -inf where no word may go."""
-        out = np.empty(cand.shape, dtype=np.float64)
-        _gather(cand, self.table.cls, self.table.single, _char_starts(ids, self.index.unit), out)
-        return out
+    @property
+    def width(self) -> int:
+        """Candidate lengths looked up per position (the branching scorer also reads short n-grams' entropy)."""
+        return self.model.width if self.model is not None else self.max_len
 
     def corpus_cuts(self, start: int, stop: int) -> np.ndarray:
         """Word boundaries (offsets from `start`) of the corpus tokens start..stop-1, which lie inside one
         document, with candidates read off the class tree."""
-        cand = corpus_candidates(self.index, self.tree, start, stop, self.max_len)
-        return viterbi(self.scores(cand, np.asarray(self.index.tokens[start:stop], dtype=np.int64)))
+        ids = np.asarray(self.index.tokens[start:stop], dtype=np.int64)
+        fcand = corpus_candidates(self.index, self.tree, start, stop, self.width)
+        if self.model is None:
+            return viterbi(self._table_scores(fcand, ids))
+        d = int(np.searchsorted(self.index.doc_start, start, side="right") - 1)
+        begin = int(self.index.doc_start[d])
+        end = begin + int(self.index.doc_len[d])
+        rev = self.model.branching  # the reversed span of the reversed document
+        rcand = corpus_candidates(rev.reverse, rev.reverse_tree, begin + end - stop, begin + end - start,
+                                  self.width)
+        classes = corpus_classes(self.index, start, stop)
+        return viterbi(self.model.scores(fcand, rcand, classes, char_lengths(ids, self.index.unit)))
 
-    def text_cuts(self, ids: np.ndarray) -> np.ndarray:
-        """Token offsets of the word boundaries of any token sequence (suffix-array candidates)."""
-        return viterbi(self.scores(text_candidates(self.index, ids, self.max_len), ids))
+    def text_cuts(self, ids: np.ndarray, text: str) -> np.ndarray:
+        """Word boundaries of any text (its token ids given) with candidates from suffix-array search."""
+        fcand = text_candidates(self.index, ids, self.width)
+        if self.model is None:
+            return viterbi(self._table_scores(fcand, ids))
+        rev = self.model.branching
+        rcand = text_candidates(rev.reverse, ids[::-1].copy(), self.width)
+        classes = text_classes(text, self.index.unit)
+        return viterbi(self.model.scores(fcand, rcand, classes, char_lengths(ids, self.index.unit)))
+
+    def _table_scores(self, cand: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        assert self.table is not None
+        out = np.empty((cand.shape[0], self.max_len), dtype=np.float64)
+        _gather(cand, self.table.cls, self.table.single, char_lengths(ids, self.index.unit), out)
+        return out
 
     def segment(self, text: str) -> list[str]:
         """The words of `text`; white space in it is kept as a boundary, so joining the words gives the text
@@ -77,7 +109,7 @@ class Segmenter:
 
     def _segment_chunk(self, chunk: str) -> list[str]:
         ids = text_ids(self.index, chunk)
-        cuts = self.text_cuts(ids)
+        cuts = self.text_cuts(ids, chunk)
         if self.index.unit is Unit.byte:
             data = chunk.encode("utf-8")
             edges = [0, *cuts.tolist(), len(data)]
@@ -86,29 +118,10 @@ class Segmenter:
         return [chunk[a:b] for a, b in zip(edges, edges[1:], strict=False)]
 
 
-def _char_starts(ids: np.ndarray, unit: Unit) -> np.ndarray:
-    """Length in tokens of the character starting at each token, 0 inside a character (UTF-8 continuation)."""
-    if unit is not Unit.byte:
-        return np.ones(len(ids), dtype=np.int64)
-    out = np.zeros(len(ids), dtype=np.int64)
-    _utf8_lengths(ids, out)
-    return out
-
-
-@nb.njit(cache=True)
-def _utf8_lengths(ids, out):  # type: ignore[no-untyped-def]
-    for p in range(len(ids)):
-        b = ids[p]
-        if b & 0xC0 == 0x80:
-            continue
-        n = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
-        out[p] = min(n, len(ids) - p)
-
-
 @nb.njit(cache=True)
 def _gather(cand, cls, single, char_len, out):  # type: ignore[no-untyped-def]
     """Class scores for candidates seen twice or more; one whole character is always a possible word."""
-    n, max_len = cand.shape
+    n, max_len = out.shape
     for p in range(n):
         for length in range(1, max_len + 1):
             out[p, length - 1] = -np.inf

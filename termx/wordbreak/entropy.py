@@ -1,0 +1,222 @@
+"""Boundary evidence from branching entropy: how unpredictable the next (or previous) token is at a position.
+
+Inside a word the next character is nearly determined ("compan" → "y"); after a word anything can follow. The
+class tree gives, for the longest member s of a class, the distribution of the token that follows s (its
+children's sizes, plus one for each rank no child covers), hence the right branching entropy h_R(s); a shorter
+member is always followed by the same token (h_R = 0). The left branching entropy h_L comes the same way from
+an index of the reversed documents, built in memory. At a position b of a text, for n = 1..NB:
+
+    evidence(b) = Σ_n [h_R(t[b-n:b]) − μ_R(n)] + [h_L(t[b:b+n]) − μ_L(n)]          (entropy above its mean)
+                + Σ_{n≥2} [h_R(t[b-n:b]) − h_R(t[b-n:b-1])] + [h_L(t[b:b+n]) − h_L(t[b+1:b+n])]   (its rise)
+                + κ · [the characters' classes differ] − κ · [both are digits]
+
+where μ(n) is the mean entropy of n-grams over all corpus positions, and strings that occur once (no
+entropy to measure) are left out. (Tanaka-Ishii 2005; Jin & Tanaka-Ishii 2006; Magistry & Sagot 2012.)
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+import numba as nb
+import numpy as np
+
+from termx.classes import enumerate_classes
+from termx.loaded import LoadedIndex
+from termx.suffix import clipped_lcp, suffix_array
+from termx.units import Unit
+from termx.wordbreak.candidates import ClassTree, class_tree
+
+OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT = range(8)
+_SCRIPTS = (("CJK", HAN), ("HIRAGANA", HIRAGANA), ("KATAKANA", KATAKANA), ("HANGUL", HANGUL))
+
+
+def char_class(ch: str) -> int:
+    """A coarse character class: digit, letter (by script for CJK and Hangul), punctuation/symbol, other."""
+    cat = unicodedata.category(ch)
+    if cat[0] == "N":
+        return DIGIT
+    if cat[0] in "LM":
+        name = unicodedata.name(ch, "")
+        return next((cls for prefix, cls in _SCRIPTS if name.startswith(prefix)), LETTER)
+    return PUNCT if cat[0] in "PS" else OTHER
+
+
+@cache
+def code_point_classes() -> np.ndarray:
+    """char_class of every code point of the Basic Multilingual Plane (beyond it: Han in planes 2-3, else
+    symbols), as a table numba kernels can read."""
+    return np.array([char_class(chr(c)) for c in range(0x10000)], dtype=np.int8)
+
+
+def text_classes(text: str, unit: Unit) -> np.ndarray:
+    """The class of the character at each token of `text` (every byte of a character carries its class)."""
+    table = code_point_classes()
+    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    classes = _lookup(cps, table)
+    if unit is not Unit.byte or text.isascii():
+        return classes
+    sizes = np.array([len(ch.encode("utf-8")) for ch in text], dtype=np.int64)
+    return np.repeat(classes, sizes)
+
+
+def corpus_classes(index: LoadedIndex, start: int, stop: int) -> np.ndarray:
+    """The class of the character at each corpus token start..stop-1 (byte corpora: decoded from UTF-8)."""
+    table = code_point_classes()
+    tokens = np.asarray(index.tokens[start:stop]).astype(np.int64)
+    if index.unit is Unit.byte:
+        out = np.zeros(len(tokens), dtype=np.int8)
+        _utf8_classes(tokens, table, out)
+        return out
+    assert index.vocab is not None
+    cps = np.array([0] + [ord(v) for v in index.vocab], dtype=np.int64)
+    return _lookup(cps[tokens], table)
+
+
+@nb.njit(cache=True)
+def _class_of(cp, table):  # type: ignore[no-untyped-def]
+    if cp < 0x10000:
+        return table[cp]
+    return HAN if 0x20000 <= cp < 0x40000 else PUNCT
+
+
+@nb.njit(cache=True)
+def _lookup(cps, table):  # type: ignore[no-untyped-def]
+    out = np.empty(len(cps), dtype=np.int8)
+    for k in range(len(cps)):
+        out[k] = _class_of(cps[k], table)
+    return out
+
+
+@nb.njit(cache=True)
+def _utf8_classes(tokens, table, out):  # type: ignore[no-untyped-def]
+    p = 0
+    n = len(tokens)
+    while p < n:
+        b = tokens[p]
+        size = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+        if b < 0x80:
+            cp = b
+        elif b < 0xC0:  # a stray continuation byte
+            cp = 0xFFFD
+            size = 1
+        else:
+            cp = b & (0x1F if size == 2 else 0x0F if size == 3 else 0x07)
+            for k in range(1, size):
+                if p + k < n:
+                    cp = (cp << 6) | (tokens[p + k] & 0x3F)
+        cls = _class_of(cp, table)
+        for k in range(size):
+            if p + k < n:
+                out[p + k] = cls
+        p += size
+
+
+@dataclass
+class Branching:
+    """Both directions' class trees and per-class branching entropies of one corpus."""
+
+    reverse: LoadedIndex   # the same documents, each reversed (classes only, no df)
+    reverse_tree: ClassTree
+    mean: np.ndarray       # (2, NB) mean h_R, h_L of n-grams over corpus positions
+
+
+def reversed_index(index: LoadedIndex) -> LoadedIndex:
+    """An in-memory index of the corpus with every document reversed (h_L of s = h_R of reversed s)."""
+    tokens = np.empty_like(np.asarray(index.tokens))
+    _reverse_documents(np.asarray(index.tokens), index.doc_start.astype(np.int64), index.doc_len.astype(np.int64),
+                       tokens)
+    sa = suffix_array(tokens, index.n_docs)
+    lcp = clipped_lcp(tokens, sa)
+    c = enumerate_classes(lcp)
+    keys = c.i.astype(np.int64) * (len(sa) + 1) + c.j
+    order = np.argsort(keys, kind="stable").astype(np.int32)
+    return LoadedIndex(index.corpus, index.shard_id, index.unit, tokens, sa, index.doc_start, index.doc_len, lcp,
+                       c.i, c.j, c.lbl, c.sil, np.zeros((len(c.i), 0), np.int32), keys[order], order,
+                       index.doc_names, index.vocab)
+
+
+@nb.njit(cache=True)
+def _reverse_documents(tokens, starts, lengths, out):  # type: ignore[no-untyped-def]
+    for d in range(len(starts)):
+        s = starts[d]
+        n = lengths[d]
+        for k in range(n):
+            out[s + k] = tokens[s + n - 1 - k]
+        out[s + n] = 0
+
+
+def branching(index: LoadedIndex, tree: ClassTree, window: int) -> Branching:
+    """Reverse index, its tree, and the mean entropies μ(n), n = 1..window, over every corpus position."""
+    reverse = reversed_index(index)
+    reverse_tree = class_tree(reverse)
+    mean = np.stack([mean_entropy(index, tree, window), mean_entropy(reverse, reverse_tree, window)])
+    return Branching(reverse, reverse_tree, mean)
+
+
+def mean_entropy(index: LoadedIndex, tree: ClassTree, window: int) -> np.ndarray:
+    """Mean h of the n-gram at a corpus position, over positions where it occurs twice or more, n = 1..window.
+
+    Each class stands for freq positions for every length in (LBL, SIL]; only its longest member branches.
+    """
+    freq = (index.cls_j - index.cls_i + 1).astype(np.float64)
+    lo = np.minimum(index.cls_lbl, window)
+    hi = np.minimum(index.cls_sil, window)
+    positions = np.bincount(hi, freq, window + 1) - np.bincount(lo, freq, window + 1)
+    positions = np.cumsum(positions[::-1])[::-1][1:]  # classes with LBL < n <= SIL, for n = 1..window
+    longest = index.cls_sil <= window
+    entropy = np.bincount(index.cls_sil[longest], freq[longest] * tree.branches[longest], window + 1)[1:]
+    return entropy / np.maximum(positions, 1)
+
+
+def boundary_evidence(fcand: np.ndarray, rcand: np.ndarray, fsil: np.ndarray, fbranch: np.ndarray,
+                      rsil: np.ndarray, rbranch: np.ndarray, mean: np.ndarray, classes: np.ndarray,
+                      kappa: float) -> np.ndarray:
+    """evidence(b) for b = 0..n (0 and n are not used) of a text whose forward candidates are `fcand` and whose
+    reversed text's candidates are `rcand` (row q = the reversed text from q)."""
+    out = np.zeros(fcand.shape[0] + 1)
+    _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, kappa, out)
+    return out
+
+
+@nb.njit(cache=True)
+def _entropy(cand, sil, branch, q, length):  # type: ignore[no-untyped-def]
+    """h of the candidate at row q, length `length`: -1 when it occurs once or not at all."""
+    c = cand[q, length - 1]
+    if c < 0:
+        return -1.0
+    return branch[c] if sil[c] == length else 0.0
+
+
+@nb.njit(cache=True)
+def _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, kappa, out):  # type: ignore[no-untyped-def]
+    n = fcand.shape[0]
+    nb_max = mean.shape[1]
+    for b in range(1, n):
+        e = 0.0
+        for length in range(1, nb_max + 1):
+            if b - length >= 0:
+                h = _entropy(fcand, fsil, fbranch, b - length, length)
+                if h >= 0:
+                    e += h - mean[0, length - 1]
+                    if length >= 2:
+                        shorter = _entropy(fcand, fsil, fbranch, b - length, length - 1)
+                        if shorter >= 0:
+                            e += h - shorter
+            if b + length <= n:
+                h = _entropy(rcand, rsil, rbranch, n - b - length, length)
+                if h >= 0:
+                    e += h - mean[1, length - 1]
+                    if length >= 2:
+                        shorter = _entropy(rcand, rsil, rbranch, n - b - length, length - 1)
+                        if shorter >= 0:
+                            e += h - shorter
+        left = classes[b - 1]
+        right = classes[b]
+        if left != right:
+            e += kappa
+        elif left == DIGIT:
+            e -= kappa
+        out[b] = e

@@ -1,0 +1,162 @@
+"""The `branching` scorer: branching-entropy boundary evidence plus a unigram word model the corpus teaches itself.
+
+Training needs no dictionary and no labels. (1) Every document of the corpus is segmented by boundary evidence
+alone: a word may start at b > 0 at the cost θ₀ − evidence(b). (2) The words of that segmentation are counted
+per candidate string (a (class, length) pair of the index), giving log P(w) = log((count(w) + ε) / words).
+(3) The final score of a word w starting at p is
+
+    S(w, p) = λ · log P(w) + [p > 0] · (evidence(p) − θ)
+
+and Viterbi maximises the sum. Step (2) fixes what raw substring counts get wrong ("ofthe" occurs 15,000
+times as a substring but is rarely a word of the evidence segmentation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numba as nb
+import numpy as np
+
+from termx.loaded import LoadedIndex
+from termx.progress import Progress, Silent
+from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
+from termx.wordbreak.entropy import Branching, _evidence, branching, corpus_classes
+from termx.wordbreak.viterbi import _cuts, _forward
+
+CHUNK_TOKENS = 1 << 20
+
+
+@dataclass(frozen=True)
+class BranchingParams:
+    """Hyper-parameters of the branching scorer (defaults tuned on Reuters development documents)."""
+
+    window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
+    kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
+    theta0: float = 12.0      # evidence threshold of the self-training segmentation
+    weight: float = 2.0       # λ, weight of the word model
+    theta: float = 4.0        # evidence threshold of the final segmentation
+    smoothing: float = 0.1    # ε added to every word count
+
+    def as_dict(self) -> dict[str, float]:
+        """The parameters as stored with a run."""
+        return asdict(self)
+
+
+class BranchingModel:
+    """Branching entropies of a corpus and its self-trained unigram word model."""
+
+    def __init__(self, index: LoadedIndex, tree: ClassTree, max_len: int, params: BranchingParams,
+                 progress: Progress | None = None) -> None:
+        progress = progress or Silent()
+        self.index = index
+        self.tree = tree
+        self.params = params
+        self.width = max(max_len, params.window)
+        self.max_len = max_len
+        progress.start("reverse index", None)
+        self.branching: Branching = branching(index, tree, params.window)
+        progress.finish()
+        sil = np.minimum(index.cls_sil.astype(np.int64), max_len)
+        self.type_count = np.maximum(sil - index.cls_lbl, 0)
+        self.type_offset = np.concatenate([[0], np.cumsum(self.type_count)[:-1]]).astype(np.int64)
+        counts, words = self._self_train(progress)
+        self.log_p = np.log(counts + params.smoothing) - np.log(max(words, 1))
+        self.log_p_unknown = float(np.log(params.smoothing) - np.log(max(words, 1)))
+
+    def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
+        """Segment every document by evidence alone and count its words per (class, length)."""
+        index, rev = self.index, self.branching.reverse
+        counts = np.zeros(int(self.type_count.sum()), dtype=np.float64)
+        words = 0
+        starts = index.doc_start.astype(np.int64)
+        lengths = index.doc_len.astype(np.int64)
+        progress.start("self-training", int(lengths.sum()))
+        d = 0
+        while d < len(starts):
+            e = d + 1
+            while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
+                e += 1
+            lo, hi = int(starts[d]), int(starts[e - 1] + lengths[e - 1])
+            fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
+            rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
+            classes = corpus_classes(index, lo, hi)
+            char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
+            words += _train_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
+                                  self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
+                                  self.branching.mean, self.params.kappa, self.params.theta0, self.max_len,
+                                  index.cls_lbl, self.type_offset, counts)
+            progress.advance(int(lengths[d:e].sum()))
+            d = e
+        progress.finish()
+        return counts, words
+
+    def evidence(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        """Boundary evidence at every position of one text span."""
+        out = np.zeros(fcand.shape[0] + 1)
+        _evidence(fcand, rcand, self.index.cls_sil, self.tree.branches, self.branching.reverse.cls_sil,
+                  self.branching.reverse_tree.branches, self.branching.mean, classes, self.params.kappa, out)
+        return out
+
+    def scores(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> np.ndarray:
+        """S(w, p) of every candidate word of one span; -inf where no word may go."""
+        ev = self.evidence(fcand, rcand, classes)
+        out = np.empty((fcand.shape[0], self.max_len))
+        _word_scores(fcand, ev, self.log_p, self.log_p_unknown, self.params.weight, self.params.theta,
+                     self.index.cls_lbl, self.type_offset, char_len, out)
+        return out
+
+
+@nb.njit(cache=True)
+def _word_scores(fcand, ev, log_p, log_p_unknown, weight, theta, lbl, offset, char_len, out):  # type: ignore[no-untyped-def]
+    n, max_len = out.shape
+    for p in range(n):
+        start = ev[p] - theta if p > 0 else 0.0
+        for length in range(1, max_len + 1):
+            out[p, length - 1] = -np.inf
+            if char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
+                continue
+            c = fcand[p, length - 1]
+            if c >= 0:
+                out[p, length - 1] = weight * log_p[offset[c] + length - lbl[c] - 1] + start
+            elif length == char_len[p] and p + length <= n:
+                out[p, length - 1] = weight * log_p_unknown + start
+
+
+@nb.njit(cache=True)
+def _train_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, kappa, theta0,  # type: ignore[no-untyped-def]
+                 max_len, lbl, offset, counts):
+    """Evidence-only Viterbi over each document of a chunk; counts the chosen words."""
+    words = 0
+    for d in range(len(starts)):
+        s = starts[d]
+        n = lengths[d]
+        f = fcand[s:s + n]
+        r = rcand[s:s + n]
+        ev = np.zeros(n + 1)
+        _evidence(f, r, fsil, fbranch, rsil, rbranch, mean, classes[s:s + n], kappa, ev)
+        scores = np.full((n, max_len), -np.inf)
+        cl = char_len[s:s + n]
+        for p in range(n):
+            if cl[p] == 0:
+                continue
+            start = ev[p] - theta0 if p > 0 else 0.0
+            for length in range(1, max_len + 1):
+                if p + length > n:
+                    break
+                if p + length < n and cl[p + length] == 0:
+                    continue
+                if f[p, length - 1] >= 0 or length == cl[p]:
+                    scores[p, length - 1] = start
+        back = np.zeros(n + 1, dtype=np.int64)
+        _forward(scores, back)
+        cuts = _cuts(back, n)
+        prev = 0
+        for k in range(len(cuts) + 1):
+            end = cuts[k] if k < len(cuts) else n
+            c = f[prev, end - prev - 1]
+            if c >= 0:
+                counts[offset[c] + end - prev - lbl[c] - 1] += 1
+            words += 1
+            prev = end
+    return words
