@@ -109,6 +109,22 @@ def test_documents_with_pattern_counts_df_k(engine, corpus) -> None:  # type: ig
             assert all(r["doc"] == f"doc{r['doc_no']}" for r in rows)
 
 
+def test_documents_with_many_occurrences(engine) -> None:  # type: ignore[no-untyped-def]
+    name = f"sql-many-{uuid.uuid4().hex[:8]}"
+    texts = ["ab" * 700, "b a " * 300, "bbb", "a"]
+    index_documents(engine, name, [Document(f"m{n}", t) for n, t in enumerate(texts)], Unit.byte, 2)
+    index = load_index(engine, name)
+    assert stats(index, ["a"])[0]["freq"] == 1001  # past 1000 rows the documents come from a binary search
+    for k in (1, 2, 500):
+        rows = run_sql(engine, "documents_with_pattern", {"corpus": name, "pattern": "a", "k": str(k)})
+        want = {d: c for d, c in Counter(r["doc_no"] for r in concordance(index, "a")).items() if c >= k}
+        assert {r["doc_no"]: r["occurrences"] for r in rows} == want
+    with engine.connect() as conn:
+        first = conn.execute(sa.text("SELECT rank, doc, doc_offset FROM termx.occurrences(:c, 'a', 3)"),
+                             {"c": name}).all()
+    assert [tuple(r) for r in first] == [(x["rank"], x["doc"], x["offset"]) for x in concordance(index, "a", 0, 0, 3)]
+
+
 def test_concordance_file(engine, corpus) -> None:  # type: ignore[no-untyped-def]
     rows = run_sql(engine, "concordance", {"corpus": corpus.corpus.name, "pattern": "cat", "left": "4"})
     lines = concordance(corpus, "cat", 4, 40)

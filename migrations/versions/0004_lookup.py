@@ -32,7 +32,13 @@ def _bracket(rx: str) -> str:
 
 
 FUNCTIONS = r"""
+-- SQL-language functions are not STRICT so that the planner can inline them (NULL in still gives NULL out).
+
+-- token → id, position → document and the longest document, for the exact path (small additive indexes on
+-- core tables)
 CREATE INDEX vocab_token_idx ON termx.vocab (corpus_id, token COLLATE "C");
+CREATE INDEX document_start_idx ON termx.document (corpus_id, start);
+CREATE INDEX document_length_idx ON termx.document (corpus_id, length);
 
 CREATE FUNCTION termx.split_words(t text) RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
@@ -43,13 +49,13 @@ COMMENT ON FUNCTION termx.split_words(text) IS
     'Word tokens of a text exactly as the word unit indexes them (Python''s \w+|[^\w\s]).';
 
 CREATE FUNCTION termx.adaptation(df integer[]) RETURNS double precision
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
     SELECT CASE WHEN cardinality(df) >= 2 AND df[1] > 0 THEN df[2]::float8 / df[1] END
 $fn$;
 COMMENT ON FUNCTION termx.adaptation(integer[]) IS 'df_2 / df_1 = Pr(k >= 2 | k >= 1); NULL when df_1 = 0.';
 
 CREATE FUNCTION termx.poisson_adaptation(freq bigint, documents bigint) RETURNS double precision
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
     SELECT CASE WHEN freq > 0 AND documents > 0 THEN
         1 - (freq::float8 / documents) * exp(-freq::float8 / documents) / (1 - exp(-freq::float8 / documents)) END
 $fn$;
@@ -57,7 +63,7 @@ COMMENT ON FUNCTION termx.poisson_adaptation(bigint, bigint) IS
     'Pr(k >= 2 | k >= 1) under a Poisson with rate freq / documents per document; NULL when freq = 0.';
 
 CREATE FUNCTION termx.ridf(df1 bigint, freq bigint, documents bigint) RETURNS double precision
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
     SELECT CASE WHEN df1 > 0 AND documents > 0 THEN
         (ln(documents::float8 / df1) + ln(1 - exp(-freq::float8 / documents))) / ln(2::float8) END
 $fn$;
@@ -65,22 +71,23 @@ COMMENT ON FUNCTION termx.ridf(bigint, bigint, bigint) IS
     'Residual IDF: -log2(df1 / D) + log2(1 - exp(-freq / D)) (observed minus Poisson-predicted IDF).';
 
 -- One corpus as the look-ups need it; a clear error for a missing name or a multi-shard corpus.
-CREATE FUNCTION termx._corpus(corpus_name text,
+CREATE FUNCTION termx._corpus_info(corpus_name text,
     OUT corpus_id integer, OUT shard_id integer, OUT unit text, OUT max_k integer, OUT documents integer,
     OUT rep_cap integer, OUT n bigint)
 LANGUAGE plpgsql STABLE STRICT AS $fn$
 DECLARE
     shards integer;
 BEGIN
-    SELECT c.id, c.unit, c.max_k, c.documents, c.rep_cap INTO corpus_id, unit, max_k, documents, rep_cap
-    FROM termx.corpus c WHERE c.name = corpus_name;
+    SELECT c.id, c.unit, c.max_k, c.documents, c.rep_cap, s.shards, s.shard_id, s.tokens
+    INTO corpus_id, unit, max_k, documents, rep_cap, shards, shard_id, n
+    FROM termx.corpus c
+    CROSS JOIN LATERAL (SELECT count(*) AS shards, min(z.id) AS shard_id, min(z.tokens) AS tokens
+                        FROM termx.shard z WHERE z.corpus_id = c.id) s
+    WHERE c.name = corpus_name;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'undefined_object', MESSAGE = format('no corpus named %L', corpus_name),
             HINT = 'SELECT name FROM termx.corpus lists them';
-    END IF;
-    SELECT count(*), min(s.id), min(s.tokens) INTO shards, shard_id, n FROM termx.shard s
-    WHERE s.corpus_id = _corpus.corpus_id;
-    IF shards <> 1 THEN
+    ELSIF shards <> 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
             MESSAGE = format('corpus %L has %s shards; SQL look-ups need exactly one', corpus_name, shards);
     END IF;
@@ -89,7 +96,7 @@ $fn$;
 
 -- Little-endian integer of `width` bytes at byte offset `off` of b.
 CREATE FUNCTION termx._int(b bytea, off integer, width integer) RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
     SELECT CASE width
         WHEN 1 THEN get_byte(b, off)::bigint
         WHEN 2 THEN get_byte(b, off) + (get_byte(b, off + 1)::bigint << 8)
@@ -198,12 +205,12 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
         ELSE array_to_string(toks[1:m], ' ') END
 $fn$;
 
--- -1/0/+1: the suffix at rank `rnk` against the pattern, over the pattern's length (0 ends each document).
-CREATE FUNCTION termx._compare(shard integer, sa_chunk bigint, sa_width integer, tok_chunk bigint, width integer,
-                               rnk bigint, pat bytea, ids bigint[]) RETURNS integer
+-- -1/0/+1: the suffix at text position pos against the pattern (pat: its tokens as stored, ids: as integers),
+-- over the pattern's length; 0 ends every document, so a match never runs across documents.
+CREATE FUNCTION termx._compare(shard integer, tok_chunk bigint, width integer, pos bigint, pat bytea, ids bigint[])
+RETURNS integer
 LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
-    pos bigint := termx._int(termx._bytes(shard, 'sa', sa_chunk, rnk * sa_width, sa_width), 0, sa_width);
     win bytea := termx._bytes(shard, 'tokens', tok_chunk, pos * width, octet_length(pat));
     a bigint;
 BEGIN
@@ -222,31 +229,49 @@ BEGIN
 END
 $fn$;
 
--- Clipped LCP of the suffixes at ranks r1, r2, looking at most max_len tokens ahead.
-CREATE FUNCTION termx._lcp(shard integer, sa_chunk bigint, sa_width integer, tok_chunk bigint, width integer,
-                           r1 bigint, r2 bigint, max_len integer) RETURNS integer
+-- Tokens the suffix at text position pos shares with the pattern (at most its length, never past a document end).
+CREATE FUNCTION termx._shared(shard integer, tok_chunk bigint, width integer, pos bigint, pat bytea) RETURNS integer
 LANGUAGE plpgsql STABLE STRICT AS $fn$
 DECLARE
-    p1 bigint := termx._int(termx._bytes(shard, 'sa', sa_chunk, r1 * sa_width, sa_width), 0, sa_width);
-    p2 bigint := termx._int(termx._bytes(shard, 'sa', sa_chunk, r2 * sa_width, sa_width), 0, sa_width);
-    w1 bytea := termx._bytes(shard, 'tokens', tok_chunk, p1 * width, max_len * width);
-    w2 bytea := termx._bytes(shard, 'tokens', tok_chunk, p2 * width, max_len * width);
-    a bigint;
+    win bytea := termx._bytes(shard, 'tokens', tok_chunk, pos * width, octet_length(pat));
+    t integer := 0;
 BEGIN
-    FOR t IN 0 .. max_len - 1 LOOP
-        EXIT WHEN (t + 1) * width > least(octet_length(w1), octet_length(w2));
-        a := termx._int(w1, t * width, width);
-        IF a = 0 OR a <> termx._int(w2, t * width, width) THEN
-            RETURN t;
-        END IF;
+    WHILE (t + 1) * width <= octet_length(win)
+          AND substring(win FROM t * width + 1 FOR width) = substring(pat FROM t * width + 1 FOR width) LOOP
+        t := t + 1;
     END LOOP;
-    RETURN max_len;
+    RETURN t;
 END
 $fn$;
 
-CREATE FUNCTION termx.find_class(corpus text, pattern text)
-RETURNS TABLE (i integer, j integer, freq integer, df integer[], lbl integer, sil integer, shortest text,
-               longest text)
+-- Text position of the suffix at rank rnk, from sab (the suffix array's ranks base.. already read) when it holds it.
+CREATE FUNCTION termx._pos(shard integer, sa_chunk bigint, sa_width integer, rnk bigint, base bigint, sab bytea)
+RETURNS bigint
+LANGUAGE sql STABLE AS $fn$
+    SELECT CASE WHEN sab IS NOT NULL AND rnk >= base AND (rnk - base + 1) * sa_width <= octet_length(sab)
+                THEN termx._int(sab, ((rnk - base) * sa_width)::integer, sa_width)
+                ELSE termx._int(termx._bytes(shard, 'sa', sa_chunk, rnk * sa_width, sa_width), 0, sa_width) END
+$fn$;
+
+-- The longest common prefix of two texts in whole tokens of the unit (word texts: tokens joined by one space).
+CREATE FUNCTION termx._common_prefix(unit text, a text, b text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+DECLARE
+    x text[] := CASE WHEN unit = 'word' THEN string_to_array(a, ' ') ELSE string_to_array(a, NULL) END;
+    y text[] := CASE WHEN unit = 'word' THEN string_to_array(b, ' ') ELSE string_to_array(b, NULL) END;
+    n integer := 0;
+BEGIN
+    WHILE n < least(cardinality(x), cardinality(y)) AND x[n + 1] = y[n + 1] LOOP
+        n := n + 1;
+    END LOOP;
+    RETURN array_to_string(x[1:n], CASE WHEN unit = 'word' THEN ' ' ELSE '' END);
+END
+$fn$;
+
+-- The class of a pattern and the corpus's document count: what find_class and stats return.
+CREATE FUNCTION termx._find(corpus text, pattern text)
+RETURNS TABLE (documents integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
+               shortest text, longest text)
 LANGUAGE plpgsql STABLE STRICT AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -254,24 +279,28 @@ DECLARE
     toks text[];
     n_tok integer;
     key text;
+    probe boolean;
     r record;
+    near text;
     ids bigint[];
     pat bytea;
     width integer;
     tok_chunk bigint;
     sa_width integer;
     sa_chunk bigint;
-    lo bigint;
+    lo bigint := 0;
     hi bigint;
+    top bigint;
+    base bigint;
+    sab bytea;
     mid bigint;
     first_rank bigint;
     last_rank bigint;
     pos bigint;
     d record;
     lbl_ integer;
-    sil_ integer;
 BEGIN
-    c := termx._corpus(corpus);
+    c := termx._corpus_info(corpus);
     IF c.unit = 'word' THEN
         toks := termx.split_words(pattern);
         key := array_to_string(toks, ' ');
@@ -287,14 +316,16 @@ BEGIN
             HINT = 'give at least one token';
     END IF;
 
-    -- Fast path: the class row whose rep (longest member, cut at rep_cap tokens) starts with the pattern.
-    -- Byte reps that begin inside a character start with U+FFFD, so such patterns take the exact path.
-    IF n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533))) THEN
+    -- Fast path: the first row whose rep (longest member, cut at rep_cap tokens) is >= the pattern; if that rep
+    -- starts with the pattern, it is the pattern's class. Byte reps that begin inside a character start with
+    -- U+FFFD, so such patterns take the exact path.
+    probe := n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533)));
+    IF probe THEN
         SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
         WHERE k.shard_id = c.shard_id AND k.rep >= key COLLATE "C"
         ORDER BY k.rep, k.sil LIMIT 1;
         IF FOUND AND (r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END)) THEN
-            RETURN QUERY SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil,
+            RETURN QUERY SELECT c.documents, r.i, r.j, r.freq, r.df, r.lbl, r.sil,
                 termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
                 r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
                               THEN chr(65533) ELSE '' END;
@@ -302,48 +333,74 @@ BEGIN
         END IF;
     END IF;
 
-    -- Exact path: binary searches over the suffix array.
+    -- Exact path: binary searches over the stored suffix array.
     SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
     FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
     SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
     FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
     IF c.unit = 'byte' THEN
         pat := convert_to(pattern, 'UTF8');
-        first_rank := 0;
     ELSE
         SELECT array_agg(v.token_id::bigint ORDER BY t.n) INTO ids
         FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
         LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
-        IF array_position(ids, NULL) IS NULL THEN
+        IF array_position(ids, NULL) IS NULL THEN  -- else a token the corpus never uses: freq 0
             pat := decode(repeat('00', n_tok * width), 'hex');
             FOR t IN 1 .. n_tok LOOP
                 FOR x IN 0 .. width - 1 LOOP
                     pat := set_byte(pat, (t - 1) * width + x, ((ids[t] >> (8 * x)) & 255)::integer);
                 END LOOP;
             END LOOP;
-            first_rank := 0;
         END IF;
     END IF;
 
-    IF first_rank IS NOT NULL THEN
-        lo := 0;
+    IF pat IS NOT NULL THEN
         hi := c.n;
+        IF probe THEN
+            -- The longest prefix of the pattern that occurs twice is shared with a rep, and the rep sharing most
+            -- with the pattern is next to it in rep order: r (the first rep >= it) or the last rep before it.
+            SELECT k.rep INTO near FROM termx.class k
+            WHERE k.shard_id = c.shard_id AND k.rep < key COLLATE "C"
+            ORDER BY k.rep DESC, k.sil DESC LIMIT 1;
+            near := termx._common_prefix(c.unit, key, coalesce(near, ''));
+            IF r.rep IS NOT NULL AND char_length(termx._common_prefix(c.unit, key, r.rep)) > char_length(near) THEN
+                near := termx._common_prefix(c.unit, key, r.rep);
+            END IF;
+            IF near <> '' THEN  -- a prefix of a rep occurs twice: its class's interval holds every occurrence
+                SELECT k.i, k.j, k.rep INTO r FROM termx.class k
+                WHERE k.shard_id = c.shard_id AND k.rep >= near COLLATE "C"
+                ORDER BY k.rep, k.sil LIMIT 1;
+                IF FOUND AND (r.rep = near
+                              OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN near || ' ' ELSE near END)) THEN
+                    lo := r.i;
+                    hi := r.j + 1;
+                END IF;
+            END IF;
+        END IF;
+        top := hi;
+        base := lo;
+        IF hi - lo <= 65536 THEN  -- read that part of the suffix array once
+            sab := termx._bytes(c.shard_id, 'sa', sa_chunk, lo * sa_width, (hi - lo) * sa_width);
+        END IF;
         WHILE lo < hi LOOP
             mid := (lo + hi) / 2;
-            IF termx._compare(c.shard_id, sa_chunk, sa_width, tok_chunk, width, mid, pat, ids) < 0 THEN
+            IF termx._compare(c.shard_id, tok_chunk, width,
+                              termx._pos(c.shard_id, sa_chunk, sa_width, mid, base, sab), pat, ids) < 0 THEN
                 lo := mid + 1;
             ELSE
                 hi := mid;
             END IF;
         END LOOP;
         first_rank := lo;
-        IF first_rank < c.n
-           AND termx._compare(c.shard_id, sa_chunk, sa_width, tok_chunk, width, first_rank, pat, ids) = 0 THEN
+        IF first_rank < top AND termx._compare(c.shard_id, tok_chunk, width,
+                                              termx._pos(c.shard_id, sa_chunk, sa_width, first_rank, base, sab),
+                                              pat, ids) = 0 THEN
             lo := first_rank + 1;
-            hi := c.n;
+            hi := top;
             WHILE lo < hi LOOP
                 mid := (lo + hi) / 2;
-                IF termx._compare(c.shard_id, sa_chunk, sa_width, tok_chunk, width, mid, pat, ids) <= 0 THEN
+                IF termx._compare(c.shard_id, tok_chunk, width,
+                                  termx._pos(c.shard_id, sa_chunk, sa_width, mid, base, sab), pat, ids) <= 0 THEN
                     lo := mid + 1;
                 ELSE
                     hi := mid;
@@ -359,55 +416,56 @@ BEGIN
                 MESSAGE = format('the pattern has %s %s tokens, more than the longest document', n_tok, c.unit),
                 HINT = 'it cannot occur in this corpus';
         END IF;
-        RETURN QUERY SELECT NULL::integer, NULL::integer, 0, array_fill(0, ARRAY[c.max_k]), NULL::integer,
-            NULL::integer, NULL::text, NULL::text;
+        RETURN QUERY SELECT c.documents, NULL::integer, NULL::integer, 0, array_fill(0, ARRAY[c.max_k]),
+            NULL::integer, NULL::integer, NULL::text, NULL::text;
         RETURN;
     END IF;
 
-    IF last_rank > first_rank THEN
+    IF last_rank > first_rank THEN  -- a non-trivial class: its row, by primary key
         SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
         WHERE k.shard_id = c.shard_id AND k.i = first_rank AND k.j = last_rank;
-        RETURN QUERY SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil,
+        RETURN QUERY SELECT c.documents, r.i, r.j, r.freq, r.df, r.lbl, r.sil,
             termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
             r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
                           THEN chr(65533) ELSE '' END;
         RETURN;
     END IF;
 
-    -- A trivial class <i,i>: LBL from the neighbouring suffixes, SIL = the suffix's length to its document end.
+    -- A trivial class <i,i>: LBL = the most tokens a neighbouring suffix shares with the pattern, SIL = the
+    -- suffix's length to its document end.
+    pos := termx._pos(c.shard_id, sa_chunk, sa_width, first_rank, base, sab);
     lbl_ := greatest(
-        CASE WHEN first_rank > 0 THEN termx._lcp(c.shard_id, sa_chunk, sa_width, tok_chunk, width,
-                                                 first_rank - 1, first_rank, n_tok) ELSE 0 END,
-        CASE WHEN first_rank + 1 < c.n THEN termx._lcp(c.shard_id, sa_chunk, sa_width, tok_chunk, width,
-                                                       first_rank, first_rank + 1, n_tok) ELSE 0 END);
-    pos := termx._int(termx._bytes(c.shard_id, 'sa', sa_chunk, first_rank * sa_width, sa_width), 0, sa_width);
-    lo := 0;
-    hi := c.documents - 1;
-    WHILE lo < hi LOOP
-        mid := (lo + hi + 1) / 2;
-        IF (SELECT x.start FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = mid) <= pos THEN
-            lo := mid;
-        ELSE
-            hi := mid - 1;
-        END IF;
-    END LOOP;
-    SELECT x.start, x.length INTO d FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = lo;
-    sil_ := d.start + d.length - pos;
-    RETURN QUERY SELECT first_rank::integer, first_rank::integer, 1, ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]),
-        lbl_, sil_, termx._pattern_prefix(c.unit, pattern, toks, lbl_ + 1),
-        termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos, least(sil_, c.rep_cap), 1000);
+        CASE WHEN first_rank > 0 THEN termx._shared(c.shard_id, tok_chunk, width,
+            termx._pos(c.shard_id, sa_chunk, sa_width, first_rank - 1, base, sab), pat) ELSE 0 END,
+        CASE WHEN first_rank + 1 < c.n THEN termx._shared(c.shard_id, tok_chunk, width,
+            termx._pos(c.shard_id, sa_chunk, sa_width, first_rank + 1, base, sab), pat) ELSE 0 END);
+    SELECT x.start, x.length INTO d FROM termx.document x
+    WHERE x.corpus_id = c.corpus_id AND x.start <= pos ORDER BY x.start DESC LIMIT 1;
+    RETURN QUERY SELECT c.documents, first_rank::integer, first_rank::integer, 1,
+        ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]), lbl_, (d.start + d.length - pos)::integer,
+        termx._pattern_prefix(c.unit, pattern, toks, lbl_ + 1),
+        termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos, least(d.start + d.length - pos, c.rep_cap),
+                    1000);
 END
 $fn$;
+
+CREATE FUNCTION termx.find_class(corpus text, pattern text)
+RETURNS TABLE (i integer, j integer, freq integer, df integer[], lbl integer, sil integer, shortest text,
+               longest text)
+LANGUAGE sql STABLE AS $fn$
+    SELECT f.i, f.j, f.freq, f.df, f.lbl, f.sil, f.shortest, f.longest FROM termx._find(corpus, pattern) f
+$fn$;
+COMMENT ON FUNCTION termx.find_class(text, text) IS
+    'The class of a pattern: <i,j>, freq, df_1..df_K, LBL, SIL, shortest and longest member (as termx class).';
 
 CREATE FUNCTION termx.stats(corpus text, pattern_text text)
 RETURNS TABLE (pattern text, freq integer, df integer[], adaptation double precision,
                poisson_adaptation double precision, ridf double precision, i integer, j integer, lbl integer,
                sil integer, shortest text, longest text)
-LANGUAGE sql STABLE STRICT AS $fn$
-    SELECT pattern_text, f.freq, f.df, termx.adaptation(f.df), termx.poisson_adaptation(f.freq, c.documents),
-           termx.ridf(f.df[1], f.freq, c.documents), f.i, f.j, f.lbl, f.sil, f.shortest, f.longest
-    FROM termx._corpus(corpus) c
-    CROSS JOIN LATERAL termx.find_class(corpus, pattern_text) f
+LANGUAGE sql STABLE AS $fn$
+    SELECT pattern_text, f.freq, f.df, termx.adaptation(f.df), termx.poisson_adaptation(f.freq, f.documents),
+           termx.ridf(f.df[1], f.freq, f.documents), f.i, f.j, f.lbl, f.sil, f.shortest, f.longest
+    FROM termx._find(corpus, pattern_text) f
 $fn$;
 COMMENT ON FUNCTION termx.stats(text, text) IS
     'freq, df_1..df_K, adaptation, its Poisson prediction, RIDF and the class of a pattern (as termx stats).';
@@ -416,44 +474,58 @@ CREATE FUNCTION termx.stats(corpus text, patterns text[])
 RETURNS TABLE (pattern text, freq integer, df integer[], adaptation double precision,
                poisson_adaptation double precision, ridf double precision, i integer, j integer, lbl integer,
                sil integer, shortest text, longest text)
-LANGUAGE sql STABLE STRICT AS $fn$
+LANGUAGE sql STABLE AS $fn$
     SELECT s.* FROM unnest(patterns) WITH ORDINALITY AS p(pattern_text, n)
     CROSS JOIN LATERAL termx.stats(corpus, p.pattern_text) s
     ORDER BY p.n
 $fn$;
 COMMENT ON FUNCTION termx.stats(text, text[]) IS 'termx.stats for several patterns, one row each, in order.';
 
-CREATE FUNCTION termx.occurrences(corpus text, pattern text)
+CREATE FUNCTION termx.occurrences(corpus text, pattern text, max_rows integer DEFAULT NULL)
 RETURNS TABLE (rank integer, doc_no integer, doc text, doc_offset bigint)
-LANGUAGE plpgsql STABLE STRICT AS $fn$
+LANGUAGE plpgsql STABLE AS $fn$
 #variable_conflict use_column
 DECLARE
     c record;
     f record;
+    n integer;
     sa_width integer;
     sa_chunk bigint;
     b bytea;
     starts bigint[];
 BEGIN
-    c := termx._corpus(corpus);
+    c := termx._corpus_info(corpus);
     SELECT * INTO f FROM termx.find_class(corpus, pattern);
-    IF f.freq = 0 THEN
+    n := least(f.freq, coalesce(max_rows, f.freq));
+    IF coalesce(n, 0) <= 0 THEN
         RETURN;
     END IF;
     SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
     FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
-    b := termx._bytes(c.shard_id, 'sa', sa_chunk, f.i::bigint * sa_width, f.freq::bigint * sa_width);
+    b := termx._bytes(c.shard_id, 'sa', sa_chunk, f.i::bigint * sa_width, n::bigint * sa_width);
+    IF n <= 1000 THEN  -- a few occurrences: one index probe each for the document
+        RETURN QUERY
+            SELECT f.i + g.k, x.doc_no, x.name, p.pos - x.start
+            FROM generate_series(0, n - 1) AS g(k)
+            CROSS JOIN LATERAL (SELECT termx._int(b, g.k * sa_width, sa_width) AS pos) p
+            CROSS JOIN LATERAL (SELECT y.doc_no, y.name, y.start FROM termx.document y
+                                WHERE y.corpus_id = c.corpus_id AND y.start <= p.pos
+                                ORDER BY y.start DESC LIMIT 1) x
+            ORDER BY g.k;
+        RETURN;
+    END IF;
+    -- many: one binary search each in the array of document starts
     SELECT array_agg(x.start ORDER BY x.doc_no) INTO starts FROM termx.document x WHERE x.corpus_id = c.corpus_id;
     RETURN QUERY
         SELECT f.i + g.k, x.doc_no, x.name, p.pos - x.start
-        FROM generate_series(0, f.freq - 1) AS g(k)
+        FROM generate_series(0, n - 1) AS g(k)
         CROSS JOIN LATERAL (SELECT termx._int(b, g.k * sa_width, sa_width) AS pos) p
         JOIN termx.document x ON x.corpus_id = c.corpus_id AND x.doc_no = width_bucket(p.pos, starts) - 1
         ORDER BY g.k;
 END
 $fn$;
-COMMENT ON FUNCTION termx.occurrences(text, text) IS
-    'Every occurrence of a pattern in suffix-array order: rank, document and offset in tokens.';
+COMMENT ON FUNCTION termx.occurrences(text, text, integer) IS
+    'Occurrences of a pattern in suffix-array order (the first max_rows): rank, document, offset in tokens.';
 
 CREATE FUNCTION termx.concordance(corpus text, pattern text, left_tokens integer DEFAULT 10,
                                   right_tokens integer DEFAULT 40, max_lines integer DEFAULT 100)
@@ -469,7 +541,7 @@ DECLARE
     n_tok integer;
     pos bigint;
 BEGIN
-    c := termx._corpus(corpus);
+    c := termx._corpus_info(corpus);
     IF left_tokens < 0 OR right_tokens < 0 OR max_lines < 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value', MESSAGE = 'context sizes and max_lines must be >= 0';
     END IF;
@@ -477,7 +549,7 @@ BEGIN
     FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
     n_tok := CASE c.unit WHEN 'byte' THEN octet_length(convert_to(pattern, 'UTF8'))
                          WHEN 'char' THEN char_length(pattern) ELSE cardinality(termx.split_words(pattern)) END;
-    FOR o IN SELECT * FROM termx.occurrences(corpus, pattern) LIMIT max_lines LOOP
+    FOR o IN SELECT * FROM termx.occurrences(corpus, pattern, max_lines) LOOP
         SELECT x.start, x.length INTO d FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = o.doc_no;
         pos := d.start + o.doc_offset;
         rank := o.rank;
@@ -507,21 +579,26 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute("""
     DROP FUNCTION termx.concordance(text, text, integer, integer, integer);
-    DROP FUNCTION termx.occurrences(text, text);
+    DROP FUNCTION termx.occurrences(text, text, integer);
     DROP FUNCTION termx.stats(text, text[]);
     DROP FUNCTION termx.stats(text, text);
     DROP FUNCTION termx.find_class(text, text);
-    DROP FUNCTION termx._lcp(integer, bigint, integer, bigint, integer, bigint, bigint, integer);
-    DROP FUNCTION termx._compare(integer, bigint, integer, bigint, integer, bigint, bytea, bigint[]);
+    DROP FUNCTION termx._find(text, text);
+    DROP FUNCTION termx._common_prefix(text, text, text);
+    DROP FUNCTION termx._pos(integer, bigint, integer, bigint, bigint, bytea);
+    DROP FUNCTION termx._shared(integer, bigint, integer, bigint, bytea);
+    DROP FUNCTION termx._compare(integer, bigint, integer, bigint, bytea, bigint[]);
     DROP FUNCTION termx._pattern_prefix(text, text, text[], integer);
     DROP FUNCTION termx._text(integer, text, integer, bigint, integer, bigint, bigint, integer, boolean);
     DROP FUNCTION termx._utf8(bytea, boolean);
     DROP FUNCTION termx._bytes(integer, text, bigint, bigint, bigint);
     DROP FUNCTION termx._int(bytea, integer, integer);
-    DROP FUNCTION termx._corpus(text);
+    DROP FUNCTION termx._corpus_info(text);
     DROP FUNCTION termx.ridf(bigint, bigint, bigint);
     DROP FUNCTION termx.poisson_adaptation(bigint, bigint);
     DROP FUNCTION termx.adaptation(integer[]);
     DROP FUNCTION termx.split_words(text);
+    DROP INDEX termx.document_length_idx;
+    DROP INDEX termx.document_start_idx;
     DROP INDEX termx.vocab_token_idx;
     """)
