@@ -19,5 +19,5 @@ JOIN termx.class k ON k.shard_id = s.id
 WHERE c.name = CAST(:corpus AS text)
   AND k.df[1] >= CAST(:min_df AS integer)
   AND k.sil >= CAST(:min_len AS integer)
-ORDER BY adaptation DESC NULLS LAST, k.df[1] DESC, k.rep
+ORDER BY adaptation DESC NULLS LAST, k.df[1] DESC, k.rep, k.sil
 LIMIT CAST(:limit AS integer);

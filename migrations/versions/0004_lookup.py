@@ -3,9 +3,10 @@
 A pattern's class is found by one index probe on termx.class (rep, sil): the first row whose rep is >= the
 pattern, if its rep starts with the pattern, is the pattern's class (DESIGN.md "find_class in SQL"; the class's
 longest member is a prefix of every nested class's, so it sorts first). Every other pattern (freq <= 1, longer
-than rep_cap, reps cut at 1000 bytes) is answered exactly by two binary searches over the stored suffix array
-(termx.index_array, read in small slices of the uncompressed chunks). Nothing is built from user input:
-patterns and corpus names are only ever values.
+than rep_cap, reps cut at 1000 bytes) is answered exactly by binary searches over the stored suffix array
+(termx.index_array, read in small slices of the uncompressed chunks), narrowed first to the class of the
+pattern's longest prefix that occurs twice. Nothing is built from user input: patterns and corpus names are only
+ever values.
 
 Revision ID: 0004_lookup
 Revises: 0001_core
