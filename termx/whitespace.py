@@ -11,7 +11,7 @@ is unlabelled context in the index. Pseudo-documents: `lines_per_doc` consecutiv
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -28,7 +28,7 @@ from termx.loaded import load_index
 from termx.progress import Progress, Silent, Timings
 from termx.store import get_corpus, list_corpora
 from termx.units import Unit
-from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter
+from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
 
 BASELINES = ("no-boundaries", "letter-change")
 """Trivial baselines: no boundary at all; a boundary wherever a letter meets a non-letter."""
@@ -142,12 +142,17 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
                    eval_docs: int | None = None, condition: Condition = Condition.alnum,
                    lines_per_doc: int | None = None,
                    max_len: int = DEFAULT_MAX_LEN, results_dir: str | Path | None = None, replace: bool = False,
-                   progress: Progress | None = None, correct: Corrector | None = None) -> WhitespaceReport:
-    """Run the experiment on spaced documents and store it; `correct` post-edits every scorer's output."""
+                   options: Mapping[str, Mapping[str, float]] | None = None, progress: Progress | None = None,
+                   correct: Corrector | None = None) -> WhitespaceReport:
+    """Run the experiment on spaced documents and store it. `options` maps a scorer name to parameter
+    overrides; `correct` post-edits every scorer's output."""
     if unit is Unit.word:
         raise InputError("white space recovery needs --unit byte or char")
     if not scorers:
         raise InputError("no scorers given", "e.g. --scorers adaptation,freq")
+    options = options or {}
+    for scorer in scorers:
+        scorer_params(scorer, options.get(scorer.value, {}))  # bad parameters fail before the index is built
     if not replace and any(c.name == corpus for c in list_corpora(engine)):
         raise CorpusExists(f"corpus {corpus!r} already exists", "use --replace to rebuild it, or termx drop")
     progress = progress or Silent()
@@ -168,7 +173,7 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     results = [_baseline(name, evaluated) for name in BASELINES]
     for scorer in scorers:
         with timings.stage(f"train {scorer.value}", progress):
-            segmenter = Segmenter(index, scorer, max_len, progress=progress)
+            segmenter = Segmenter(index, scorer, max_len, options.get(scorer.value), progress)
         with timings.stage(f"segment {scorer.value}", progress, n_eval) as advance:
             predicted = []
             for d, doc in enumerate(evaluated):
@@ -180,6 +185,7 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     if results_dir is not None:
         write_records(results, results_dir)
     params = {"condition": condition.value, "unit": unit.value, "scorers": [s.value for s in scorers],
+              "options": {k: dict(v) for k, v in options.items()},
               "max_len": max_len, "lines_per_doc": lines_per_doc, "eval_docs": n_eval,
               "documents": len(spaced), "results_dir": str(results_dir) if results_dir is not None else None,
               "corrected": correct is not None, "seconds": {k: round(v, 3) for k, v in timings.items()}}

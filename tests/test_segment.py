@@ -36,7 +36,6 @@ from termx.wordbreak import (
     viterbi,
 )
 from termx.wordbreak.entropy import DIGIT, HAN, HIRAGANA, KATAKANA, LETTER, PUNCT, branching, mean_entropy, text_classes
-from termx.wordbreak.model import BranchingParams
 from termx.wordbreak.scoring import poisson_adaptation
 
 runner = CliRunner()
@@ -202,8 +201,7 @@ def test_branching_entropy_and_evidence_match_brute_force(texts: list[str]) -> N
         assert mean_entropy(index, tree, window)[n - 1] == pytest.approx(np.mean(hs) if hs else 0.0)
         assert br.mean[1, n - 1] == pytest.approx(np.mean([h for h in (brute_entropy(
             texts, t[p:p + n], "L") for t in texts for p in range(len(t) - n + 1)) if h >= 0] or [0.0]))
-    params = BranchingParams(window=window, kappa=0.0)
-    seg = Segmenter(index, Scorer.branching, 6, params=params)
+    seg = Segmenter(index, Scorer.branching, 6, {"window": window, "kappa": 0.0})
     assert seg.model is not None
     for text in texts:
         ids = text_ids(index, text)
@@ -230,7 +228,7 @@ def test_branching_entropy_and_evidence_match_brute_force(texts: list[str]) -> N
        st.sampled_from([Unit.byte, Unit.char]))
 def test_branching_corpus_and_search_paths_agree(texts: list[str], unit: Unit) -> None:
     index = memory_index(texts, unit)
-    seg = Segmenter(index, Scorer.branching, 8, params=BranchingParams(window=3))
+    seg = Segmenter(index, Scorer.branching, 8, {"window": 3})
     for d, text in enumerate(texts):
         start = int(index.doc_start[d])
         size = len(text.encode("utf-8")) if unit is Unit.byte else len(text)
@@ -295,9 +293,13 @@ def test_segment_finds_repeated_words(segmenters: dict[tuple[str, str], Segmente
     assert "".join(words) == "東京都thecat300dlrs" and len(words) >= 3
 
 
-def test_word_corpus_is_refused() -> None:
+def test_word_corpus_and_bad_parameters_are_refused() -> None:
     with pytest.raises(InputError, match="indexed by words"):
         Segmenter(memory_index(["a b c a b"], Unit.word))
+    with pytest.raises(InputError, match="no parameter 'theta'"):
+        Segmenter(memory_index(["abcab"]), Scorer.freq, options={"theta": 1.0})
+    with pytest.raises(InputError, match="window"):
+        Segmenter(memory_index(["abcab"]), Scorer.branching, options={"window": 0})
 
 
 # --- CLI ---------------------------------------------------------------------------------------------------------

@@ -161,6 +161,21 @@ def test_cli_bad_input(db_env: str, tmp_path) -> None:  # type: ignore[no-untype
     assert res.exit_code == 1 and "--eval-docs" in res.stderr
     res = runner.invoke(app, ["whitespace", str(tmp_path), "--corpus", "c_ws_bad", "--condition", "nope"])
     assert res.exit_code == 2
+    for spec, message in (("theta", "bad --param"), ("zeta=1", "no chosen scorer takes"),
+                          ("freq.theta=1", "has no parameter"), ("branching.window=0", "window")):
+        res = runner.invoke(app, ["whitespace", str(tmp_path), "--corpus", "c_ws_bad", "--param", spec])
+        assert res.exit_code == 1 and message in res.stderr, (spec, res.stderr)
+
+
+def test_cli_params_reach_the_scorers(db_env: str, engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for n, t in enumerate(TEXTS):
+        (tmp_path / f"doc{n:02d}.txt").write_text(t, encoding="utf-8")
+    res = runner.invoke(app, ["whitespace", str(tmp_path), "--corpus", "c_ws_p", "--scorers", "branching,freq",
+                              "--param", "beta=-3", "--param", "branching.theta=-2", "--format", "json",
+                              "--replace", "--quiet"])
+    assert res.exit_code == 0, res.output
+    params = {r["scorer"]: r.get("params") for r in json.loads(res.stdout)["scorers"]}
+    assert params["freq"] == {"beta": -3.0} and params["branching"]["theta"] == -2.0
 
 
 def test_migration_downgrades_cleanly(database_url: str) -> None:

@@ -44,6 +44,38 @@ def _read_input(source: str) -> list[str]:
     return text.splitlines()
 
 
+ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE: a scorer parameter "
+                                                      "(beta; branching: window, kappa, theta0, weight, theta, "
+                                                      "smoothing), for one scorer as SCORER.NAME=VALUE. "
+                                                      "Repeatable.")]
+
+
+def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[str, float]]:
+    """--param values per scorer; a bare NAME goes to every chosen scorer that has it."""
+    from termx.wordbreak import scorer_params
+
+    out: dict[str, dict[str, float]] = {s.value: {} for s in scorers}
+    for spec in specs or []:
+        key, sep, text = spec.partition("=")
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not sep or value != value:
+            raise InputError(f"bad --param {spec!r}", "write NAME=NUMBER or SCORER.NAME=NUMBER")
+        owner, dot, name = key.rpartition(".")
+        targets = [s for s in scorers if s.value == owner] if dot else \
+            [s for s in scorers if name in scorer_params(s, {})]
+        if not targets:
+            raise InputError(f"no chosen scorer takes --param {key!r}",
+                             "; ".join(f"{s.value}: {', '.join(scorer_params(s, {}))}" for s in scorers))
+        for s in targets:
+            out[s.value][name] = value
+    for s in scorers:
+        scorer_params(s, out[s.value])
+    return out
+
+
 def _scorers(spec: str) -> list[Scorer]:
     names = [s.strip() for s in spec.split(",") if s.strip()]
     known = ", ".join(s.value for s in Scorer)
@@ -67,6 +99,7 @@ def segment(
                                            "adaptation: log A − β; poisson: log(A / A_poisson) − β; freq: "
                                            "log(f/N) − β, the baseline (docs/segment.md).")] = Scorer.branching,
     max_len: MaxLenOption = DEFAULT_MAX_LEN,
+    param: ParamOption = None,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[SegmentFormat, typer.Option("--format", "-f", help="text: words separated by spaces, one "
@@ -79,9 +112,10 @@ def segment(
     from termx.loaded import load_index
     from termx.wordbreak import Segmenter
 
+    options = _options(param, [scorer])[scorer.value]
     lines = _read_input(source)
     with RichProgress(enabled=not quiet) as progress:
-        segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, progress=progress)
+        segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, options, progress)
     broken = [segmenter.segment(line) for line in lines]
     if fmt is SegmentFormat.text:
         emit("\n".join(" ".join(words) for words in broken))
@@ -113,6 +147,7 @@ def whitespace(
                                                       "form one document; each line is scored on its own.")]
     = None,
     max_len: MaxLenOption = DEFAULT_MAX_LEN,
+    param: ParamOption = None,
     results: Annotated[Path | None, typer.Option("--results", help="Write <scorer>.jsonl per-document records "
                                                  "for termx compare here.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus of that name.")] = False,
@@ -127,12 +162,13 @@ def whitespace(
     from termx.whitespace import run_whitespace
 
     chosen = _scorers(scorers)
+    options = _options(param, chosen)
     engine = get_engine(db)
     docs, _ = read_documents(paths, input_mode)
     with RichProgress(enabled=not quiet) as progress:
         report = run_whitespace(engine, docs, corpus, unit=unit, scorers=chosen, eval_docs=eval_docs,
                                 condition=condition, lines_per_doc=lines_per_doc, max_len=max_len,
-                                results_dir=results, replace=replace, progress=progress)
+                                results_dir=results, replace=replace, options=options, progress=progress)
     if fmt is Format.json:
         emit(to_json(report.as_dict()))
         return

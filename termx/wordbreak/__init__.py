@@ -17,11 +17,11 @@ from termx.wordbreak.candidates import (
 )
 from termx.wordbreak.model import BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
-from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, Segmenter
+from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, Segmenter, scorer_params
 from termx.wordbreak.viterbi import viterbi
 
 __all__ = [
     "ABSENT", "DEFAULT_BETA", "DEFAULT_MAX_LEN", "TRIVIAL", "BranchingModel", "BranchingParams", "ClassTree",
     "ScoreTable", "Scorer", "Segmenter", "candidate_stats", "char_lengths", "class_tree", "corpus_candidates",
-    "score_table", "text_candidates", "text_ids", "viterbi",
+    "score_table", "scorer_params", "text_candidates", "text_ids", "viterbi",
 ]

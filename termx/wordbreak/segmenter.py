@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import numba as nb
 import numpy as np
@@ -30,12 +31,26 @@ DEFAULT_MAX_LEN = 20
 _SPACE = re.compile(r"\s+")
 
 
+def scorer_params(scorer: Scorer, options: Mapping[str, float]) -> dict[str, float]:
+    """A scorer's parameters: its defaults overridden by `options` (InputError names the valid keys)."""
+    if scorer is Scorer.branching:
+        params: dict[str, float] = BranchingParams().as_dict()
+    else:
+        params = {"beta": DEFAULT_BETA[scorer]}
+    for key, value in options.items():
+        if key not in params:
+            raise InputError(f"the {scorer.value} scorer has no parameter {key!r}", "it takes " + ", ".join(params))
+        params[key] = int(value) if key == "window" else float(value)
+    if params.get("window", 1) < 1:
+        raise InputError("window must be at least 1")
+    return params
+
+
 class Segmenter:
     """Breaks text into words using one corpus's statistics and one scorer."""
 
     def __init__(self, index: LoadedIndex, scorer: Scorer = Scorer.branching, max_len: int = DEFAULT_MAX_LEN,
-                 beta: float | None = None, params: BranchingParams | None = None,
-                 progress: Progress | None = None) -> None:
+                 options: Mapping[str, float] | None = None, progress: Progress | None = None) -> None:
         if index.unit is Unit.word:
             raise InputError(f"corpus {index.corpus.name!r} is indexed by words", "word breaking needs --unit "
                              "byte or char")
@@ -47,11 +62,11 @@ class Segmenter:
         self._tree: ClassTree | None = None
         self.model: BranchingModel | None = None
         self.table: ScoreTable | None = None
+        self.params = scorer_params(scorer, options or {})
         if scorer is Scorer.branching:
-            self.model = BranchingModel(index, self.tree, self.max_len, params or BranchingParams(), progress)
-            self.params: dict[str, float] = self.model.params.as_dict()
+            params = BranchingParams(**self.params)  # type: ignore[arg-type]  # window is an int (scorer_params)
+            self.model = BranchingModel(index, self.tree, self.max_len, params, progress)
         else:
-            self.params = {"beta": DEFAULT_BETA[scorer] if beta is None else beta}
             self.table = score_table(index, scorer, self.params["beta"])
 
     @property
