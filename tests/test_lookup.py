@@ -209,6 +209,14 @@ def test_longest_is_cut_at_rep_cap_like_the_stored_rep(engine) -> None:  # type:
     assert (row["freq"], row["sil"], row["longest"]) == (2, 151, long[:100])
     for pattern in ("yxx", "y" + "x" * 119):  # the second is longer than rep_cap: SQL takes the suffix array
         assert same_row(sql_stats(engine, index.corpus.name, [pattern])[0], stats(index, [pattern])[0])
+    words = " ".join(f"{n:02d}" + "w" * 48 for n in range(30))  # 30 words of 50 bytes: reps stop at 1000 bytes
+    index = build(engine, [words, words + " end"], Unit.word)
+    short_pattern = " ".join(words.split()[:9])
+    row = stats(index, [short_pattern])[0]
+    assert row["sil"] == 30 and row["longest"] == " ".join(words.split()[:19])  # 19 * 51 - 1 = 968 bytes
+    long_pattern = " ".join(words.split()[:25])  # 25 words, under rep_cap but past the 1000 stored bytes
+    for pattern in (short_pattern, long_pattern):
+        assert same_row(sql_stats(engine, index.corpus.name, [pattern])[0], stats(index, [pattern])[0])
 
 
 @pytest.mark.parametrize("unit", list(Unit))
