@@ -30,6 +30,7 @@ from termx.units import WORD_RE, Unit
 CANDIDATE_RULES = 1        # bump when the rules change: stored candidate sets of older rules are rebuilt
 SPACED_FRACTION = 0.05     # byte/char text whose tokens are at least 5 % spaces is "spaced" (words between spaces)
 NULL_BINS = 1000           # document-length groups of the length-aware Poisson null (exact below this many)
+COPY_ROWS = 50_000         # candidates per COPY chunk
 _LOCK_CLASS = 0x7465726D   # pg_advisory_xact_lock(class, shard_id): one candidate build per shard at a time
 
 # Token kinds (per character for byte/char units, per token for word units).
@@ -392,6 +393,23 @@ def ensure_candidates(engine: Engine, corpus: str, progress: Progress | None = N
         _store_candidates(engine, index, found, advance)
 
 
+# COPY text format escapes (the breaking rule keeps these characters out of terms today; the format needs them)
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_lines(index: LoadedIndex, found: Candidates, start: int, stop: int) -> str:
+    """Candidates start..stop as COPY text rows (shard_id, i, j, len, freq, df, p0, term)."""
+    cls = found.cls[start:stop]
+    i = np.asarray(index.cls_i)[cls].tolist()
+    j = np.asarray(index.cls_j)[cls].tolist()
+    df = np.asarray(index.cls_df)[cls].tolist()
+    rows = zip(i, j, found.length[start:stop].tolist(), df, found.p0[start:stop].tolist(), found.terms[start:stop],
+               strict=True)
+    shard = index.shard_id
+    return "".join(f"{shard}\t{a}\t{b}\t{m}\t{b - a + 1}\t{{{','.join(map(str, d))}}}\t{p!r}\t"
+                   f"{t.translate(_COPY_ESCAPES)}\n" for a, b, m, d, p, t in rows)
+
+
 def _store_candidates(engine: Engine, index: LoadedIndex, found: Candidates, advance: Any) -> None:
     raw = engine.raw_connection()
     try:
@@ -408,21 +426,11 @@ def _store_candidates(engine: Engine, index: LoadedIndex, found: Candidates, adv
                          (index.shard_id, CANDIDATE_RULES, found.spaced, len(found.cls),
                           json.dumps({"spaced_fraction": SPACED_FRACTION, "null_bins": NULL_BINS,
                                       "max_len": index.corpus.rep_cap})))
-            cls = found.cls
-            i = np.asarray(index.cls_i)[cls].tolist()
-            j = np.asarray(index.cls_j)[cls].tolist()
-            length = found.length.tolist()
-            df = np.asarray(index.cls_df)[cls].tolist()
-            p0 = found.p0.tolist()
             with conn.cursor().copy("COPY termx.candidate (shard_id, i, j, len, freq, df, p0, term)"
-                                    " FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types(["int4", "int4", "int4", "int4", "int4", "int4[]", "float8", "text"])
-                for n in range(len(cls)):
-                    copy.write_row((index.shard_id, i[n], j[n], length[n], j[n] - i[n] + 1, df[n], p0[n],
-                                    found.terms[n]))
-                    if n % 10000 == 9999:
-                        advance(10000)
-            advance(len(cls) % 10000)
+                                    " FROM STDIN") as copy:
+                for at in range(0, len(found.cls), COPY_ROWS):
+                    copy.write(_copy_lines(index, found, at, at + COPY_ROWS))
+                    advance(min(COPY_ROWS, len(found.cls) - at))
             conn.execute("ANALYZE termx.candidate")
         raw.commit()
     finally:
