@@ -33,9 +33,9 @@ class BranchingParams:
 
     window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
     kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
-    theta0: float = 12.0      # evidence threshold of the self-training segmentation
-    weight: float = 2.0       # λ, weight of the word model
-    theta: float = 4.0        # evidence threshold of the final segmentation
+    theta0: float = 32.0      # evidence threshold of the self-training segmentation
+    weight: float = 1.0       # λ, weight of the word model
+    theta: float = 2.0        # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
 
     def as_dict(self) -> dict[str, float]:

@@ -1,0 +1,214 @@
+"""Measure word breaking (issue 6, "Must be measured") on real text, every figure next to a reference.
+
+- Reuters, white space recovery in the `alnum` condition: the first 1,634 documents by newid of
+  reuters21578.jsonl are scored, the other 17,409 are unlabelled context in the index. Boundary and word P/R/F1
+  of every scorer next to the trivial baselines, and paired tests over documents (sign test and Wilcoxon on the
+  per-document boundary-decision error rate, termx.evaluation) for branching vs freq, adaptation vs freq and
+  branching vs adaptation. The branching defaults were tuned on 300 other Reuters documents (never these).
+- Chinese, SIGHAN 2005 PKU test: the gold file de-spaced and indexed alone (unit char, raw, 10 lines per
+  pseudo-document), word F1 as the bakeoff scorer counts, with the default (English-tuned) parameters and with
+  the parameters tuned on the first quarter of the file; reported on all lines and on the other three quarters.
+- Japanese, UD GSD dev: the same on `# text` sentences with the treebank's tokens as gold.
+- Speed: characters/s of segmenting corpus text (class-tree path) and new text (suffix-array path), next to the
+  letter-change baseline segmenting the same text; the whole `whitespace` run on the 1 M-character evaluation set
+  (index included), and on all 19,043 documents.
+
+Results are printed as tables and saved as JSON under bench/results/. Run: .venv/bin/python bench/bench_segment.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+
+from termx.evaluation import compare, pair_records, read_records
+from termx.ingest import Document
+from termx.loaded import load_index
+from termx.output import render
+from termx.store import drop_corpus, list_corpora
+from termx.units import Unit
+from termx.whitespace import Condition, WhitespaceReport, gold_words, letter_change_words, run_whitespace
+from termx.wordbreak import Scorer, Segmenter
+
+DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+RESULTS = Path(__file__).resolve().parent / "results"
+DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
+EVAL_DOCS = 1634
+ZH_TUNED = {"theta0": 0.0, "theta": -12.0, "weight": 1.0}  # best word F1 on the first quarter of PKU test
+SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
+
+
+def reuters_documents() -> list[Document]:
+    rows = [json.loads(line) for line in (DATA / "en" / "reuters21578.jsonl").open(encoding="utf-8")]
+    rows.sort(key=lambda r: r["newid"])
+    return [Document(str(r["id"]), r["text"]) for r in rows]
+
+
+def table(report: WhitespaceReport, docs: slice | None = None) -> list[dict[str, Any]]:
+    """Rows per scorer; `docs` restricts the pooled counts to a slice of the evaluation documents."""
+    rows = []
+    for r in report.results:
+        per = r.per_document[docs] if docs is not None else r.per_document
+        b = sum((d["boundary"] for d in per[1:]), per[0]["boundary"])
+        w = sum((d["word"] for d in per[1:]), per[0]["word"])
+        rows.append({"scorer": r.scorer, "boundary_p": b.precision, "boundary_r": b.recall, "boundary_f1": b.f1,
+                     "word_p": w.precision, "word_r": w.recall, "word_f1": w.f1, "documents": len(per)})
+    return rows
+
+
+def paired(folder: Path, a: str, b: str) -> list[dict[str, Any]]:
+    """Sign test and Wilcoxon over documents: per-document boundary-decision error rates of a vs b."""
+    data = pair_records(read_records(folder / f"{a}.jsonl"), read_records(folder / f"{b}.jsonl"), a, b)
+    rows = compare(data, ["sign", "wilcoxon"])
+    return [{"A": a, "B": b, "test": r["test"], "n": r["n"], "p_value": r["p_value"], "better": r["better"],
+             "A_wins": int((data.a < data.b).sum()), "B_wins": int((data.b < data.a).sum()),
+             "mean_error_rate_A": float(data.a.mean()), "mean_error_rate_B": float(data.b.mean())} for r in rows]
+
+
+def reuters(engine: sa.Engine, out: dict[str, Any]) -> None:
+    docs = reuters_documents()
+    folder = RESULTS / "segment-reuters"
+    t0 = time.perf_counter()
+    report = run_whitespace(engine, docs, "bench_seg_reuters", scorers=SCORERS, eval_docs=EVAL_DOCS,
+                            results_dir=folder, replace=True)
+    seconds = time.perf_counter() - t0
+    rows = table(report)
+    print(render(rows, "table", title=f"Reuters alnum: {report.eval_documents} documents scored "
+                                      f"({report.characters:,} characters), {report.context_documents} context"))
+    tests = paired(folder, "branching", "freq") + paired(folder, "adaptation", "freq") + \
+        paired(folder, "branching", "adaptation")
+    print(render(tests, "table", title="paired tests over documents (boundary-decision error rate)"))
+    out["reuters"] = {"rows": rows, "tests": tests, "seconds": report.seconds, "wall_seconds": seconds,
+                      "characters": report.characters, "eval_documents": report.eval_documents,
+                      "context_documents": report.context_documents}
+    speed(engine, out, report)
+
+
+def speed(engine: sa.Engine, out: dict[str, Any], report: WhitespaceReport) -> None:
+    """Characters/s of segmenting the evaluation documents, per scorer and path, and of the trivial baseline."""
+    index = load_index(engine, "bench_seg_reuters")
+    texts = [bytes(np.asarray(index.tokens[int(index.doc_start[d]):int(index.doc_start[d] + index.doc_len[d])]))
+             .decode() for d in range(EVAL_DOCS)]
+    chars = sum(len(t) for t in texts)
+    t0 = time.perf_counter()
+    for t in texts:
+        letter_change_words(t)
+    reference = chars / (time.perf_counter() - t0)
+    rows = [{"segmenter": "letter-change baseline (reference)", "path": "python", "train_s": 0.0,
+             "chars_per_s": reference, "ratio_to_reference": 1.0}]
+    for scorer in (Scorer.branching, Scorer.freq):
+        t0 = time.perf_counter()
+        seg = Segmenter(index, scorer)
+        train = time.perf_counter() - t0
+        seg.corpus_cuts(int(index.doc_start[0]), int(index.doc_start[0] + index.doc_len[0]))  # warm the JIT
+        t0 = time.perf_counter()
+        for d in range(EVAL_DOCS):
+            s = int(index.doc_start[d])
+            seg.corpus_cuts(s, s + int(index.doc_len[d]))
+        tree_rate = chars / (time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for t in texts:
+            seg.segment(t)
+        text_rate = chars / (time.perf_counter() - t0)
+        rows.append({"segmenter": scorer.value, "path": "class tree (corpus text)", "train_s": train,
+                     "chars_per_s": tree_rate, "ratio_to_reference": tree_rate / reference})
+        rows.append({"segmenter": scorer.value, "path": "SA search (new text)", "train_s": train,
+                     "chars_per_s": text_rate, "ratio_to_reference": text_rate / reference})
+    print(render(rows, "table", title=f"segmenting speed on the {chars:,} evaluation characters"))
+    docs = reuters_documents()[:EVAL_DOCS]
+    t0 = time.perf_counter()
+    small = run_whitespace(engine, docs, "bench_seg_reuters_1m", replace=True)
+    small_s = time.perf_counter() - t0
+    whole = [{"run": "whitespace, 1,634 documents only (index included)", "seconds": small_s,
+              "ratio_to_2_minutes": small_s / 120},
+             {"run": "whitespace, 19,043 documents, 4 scorers (index included)",
+              "seconds": out["reuters"]["wall_seconds"], "ratio_to_2_minutes": out["reuters"]["wall_seconds"] / 120}]
+    print(render(whole, "table", title="whole whitespace runs"))
+    print(render(table(small), "table", title="Reuters alnum, the 1,634 documents alone (no context)"))
+    out["speed"] = {"rows": rows, "whole_runs": whole, "no_context_rows": table(small),
+                    "stages_1m": small.seconds}
+
+
+def sighan_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.split()]
+
+
+def conllu_lines(path: Path) -> list[str]:
+    """Gold tokens of each sentence, space-joined (multi-word token ranges are skipped)."""
+    out, words = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if words:
+                out.append(" ".join(words))
+            words = []
+        elif not line.startswith("#"):
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                words.append(cols[1].replace(" ", ""))
+    if words:
+        out.append(" ".join(words))
+    return out
+
+
+def asian(engine: sa.Engine, out: dict[str, Any], key: str, lines: list[str], held_out: bool) -> None:
+    """Every scorer with default parameters, then branching with the PKU-tuned ones; with `held_out` also the
+    lines after PKU's development quarter."""
+    docs = [Document(f"l{n}", line) for n, line in enumerate(lines)]
+    per_doc = 10
+    dev_docs = (len(lines) // 4 + per_doc - 1) // per_doc
+    portions: list[tuple[str, slice | None]] = [("all lines", None)]
+    if held_out:
+        portions.append((f"lines after the first {dev_docs * per_doc}", slice(dev_docs, None)))
+    rows = []
+    for label, options in (("default (English-tuned)", {}), ("Chinese-tuned on PKU's first quarter", ZH_TUNED)):
+        scorers = [Scorer.branching] if options else SCORERS
+        report = run_whitespace(engine, docs, f"bench_seg_{key}", unit=Unit.char, condition=Condition.raw,
+                                lines_per_doc=per_doc, scorers=scorers, options={"branching": options},
+                                replace=True)
+        for part, sl in portions:
+            for r in table(report, sl):
+                if r["scorer"] == "no-boundaries" or (options and r["scorer"] != "branching"):
+                    continue
+                rows.append({"params": label if r["scorer"] == "branching" else "-", "portion": part, **r})
+    print(render(rows, "table", title=f"{key}: {len(lines)} sentences, "
+                                      f"{sum(len(''.join(gold_words(x, Condition.raw))) for x in lines):,} characters"))
+    out[key] = rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--only", choices=["reuters", "pku", "ja"], action="append")
+    args = parser.parse_args()
+    from termx.db import get_engine
+
+    engine = get_engine(args.db)
+    RESULTS.mkdir(exist_ok=True)
+    out: dict[str, Any] = {}
+    only = set(args.only or ["reuters", "pku", "ja"])
+    try:
+        if "reuters" in only:
+            reuters(engine, out)
+        if "pku" in only:
+            asian(engine, out, "pku", sighan_lines(DATA / "zh" / "sighan2005-pku" / "pku_test_gold.utf8"), True)
+        if "ja" in only:
+            asian(engine, out, "ja_gsd_dev", conllu_lines(DATA / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu"),
+                  False)
+    finally:
+        for c in list_corpora(engine):
+            if c.name.startswith("bench_seg_"):
+                drop_corpus(engine, c.name)
+    path = RESULTS / "segment.json"
+    path.write_text(json.dumps(out, indent=2, default=float), encoding="utf-8")
+    print(f"saved {path}")
+
+
+if __name__ == "__main__":
+    main()
