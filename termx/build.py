@@ -44,17 +44,35 @@ def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_
     timings = timings if timings is not None else Timings()
     with timings.stage("tokenize", progress):
         ta = tokenize([d.text for d in documents], unit)
-    n_docs = len(documents)
     with timings.stage("suffix array", progress):
-        sa = suffix_array(ta.tokens, n_docs)
+        sa = suffix_array(ta.tokens, len(documents))
+    stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings)
+    return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings)
+
+
+@dataclass
+class ClassStatistics:
+    """Everything derived from the token array and suffix array: LCP, classes and their df_k."""
+
+    lcp: np.ndarray
+    classes: Classes
+    df: np.ndarray
+    trivial_classes: int
+
+
+def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray, max_k: int,
+                     progress: Progress | None = None, timings: Timings | None = None) -> ClassStatistics:
+    """The stages after the suffix array; the loader reruns them on stored arrays instead of copying classes."""
+    progress = progress or Silent()
+    timings = timings if timings is not None else Timings()
     with timings.stage("lcp", progress):
-        lcp = clipped_lcp(ta.tokens, sa)
+        lcp = clipped_lcp(tokens, sa)
     with timings.stage("classes", progress):
         classes = enumerate_classes(lcp)
-        doc_of = doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens))
-        trivial = trivial_class_count(lcp, suffix_lengths(sa, ta.doc_start, ta.doc_len, doc_of))
+        doc_of = doc_of_position(doc_start, doc_len, len(tokens))
+        trivial = trivial_class_count(lcp, suffix_lengths(sa, doc_start, doc_len, doc_of))
     with timings.stage("df_k", progress):
-        neighbor = docfreq.neighbors(doc_of[sa], n_docs)
+        neighbor = docfreq.neighbors(doc_of[sa], len(doc_start))
         del doc_of
         df = docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1))
-    return Shard(documents, ta, sa, classes, df, trivial, max_k, timings)
+    return ClassStatistics(lcp, classes, df, trivial)

@@ -1,7 +1,8 @@
 """A corpus's index in memory, loaded from PostgreSQL (the only copy) through a memory-mapped local cache.
 
-`load_index` reads the stored arrays (tokens, suffix array, document starts) and class statistics,
-derives the clipped LCP, and keeps them as .npy files under $TERMX_HOME/cache keyed by database, corpus id
+`load_index` reads the stored arrays (tokens, suffix array, document starts), reruns the deterministic
+stages after the suffix array (LCP, classes, df_k — several times faster than copying millions of class
+rows out of the database), and keeps them as .npy files under $TERMX_HOME/cache keyed by database, corpus id
 and build time, so a rebuilt corpus never meets a stale cache. Look-ups, term extraction and word
 breaking all stand on this object.
 """
@@ -9,7 +10,6 @@ breaking all stand on this object.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -19,14 +19,13 @@ from pathlib import Path
 
 import numba as nb
 import numpy as np
-import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from termx.build import class_statistics
 from termx.errors import PatternError
 from termx.paths import home
 from termx.store import CorpusInfo, get_corpus, load_array
-from termx.suffix import clipped_lcp
 from termx.units import Unit, encode_pattern
 
 _ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls_lbl", "cls_sil", "cls_df",
@@ -174,13 +173,14 @@ def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -
                             {"c": info.id}).all()
         vocab = [r[0] for r in conn.execute(sa.text(
             "SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id"), {"c": info.id})]
-    i, j, lbl, sil, df = _load_classes(engine, shard_id, info.max_k)
-    keys = i.astype(np.int64) * (len(suffixes) + 1) + j
+    doc_len = np.array([r[1] for r in docs], dtype=np.int64)
+    stats = class_statistics(tokens, suffixes, doc_start, doc_len, info.max_k)
+    c = stats.classes
+    keys = c.i.astype(np.int64) * (len(suffixes) + 1) + c.j
     order = np.argsort(keys, kind="stable").astype(np.int32)
-    arrays = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start,
-              "doc_len": np.array([r[1] for r in docs], dtype=np.int64),
-              "lcp": clipped_lcp(tokens, suffixes), "cls_i": i, "cls_j": j, "cls_lbl": lbl, "cls_sil": sil,
-              "cls_df": df, "cls_keys": keys[order], "cls_order": order}
+    arrays = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start, "doc_len": doc_len, "lcp": stats.lcp,
+              "cls_i": c.i, "cls_j": c.j, "cls_lbl": c.lbl, "cls_sil": c.sil, "cls_df": stats.df,
+              "cls_keys": keys[order], "cls_order": order}
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent))
     for a, arr in arrays.items():
@@ -191,24 +191,3 @@ def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -
         os.rename(tmp, folder)
     except OSError:  # another process filled it first
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _load_classes(engine: Engine, shard_id: int, max_k: int) -> tuple[np.ndarray, ...]:
-    """Class rows in walk order via binary COPY, parsed as fixed-width big-endian records."""
-    raw = engine.raw_connection()
-    buf = io.BytesIO()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.cursor().copy("COPY (SELECT i, j, lbl, sil, df FROM termx.class WHERE shard_id = %s"
-                                " ORDER BY j, i DESC) TO STDOUT (FORMAT BINARY)", (shard_id,)) as copy:
-            for block in copy:
-                buf.write(block)
-        raw.commit()
-    finally:
-        raw.close()
-    fields = [("n", ">i2")] + [(f"{c}_{x}", ">i4") for c in ("i", "j", "lbl", "sil") for x in ("len", "v")]
-    fields += [("df_head", ">i4", (6,))] + [(f"df{k}", ">i4", (2,)) for k in range(max_k)]
-    rows = np.frombuffer(buf.getbuffer()[19:-2], dtype=np.dtype(fields))
-    df = np.stack([rows[f"df{k}"][:, 1] for k in range(max_k)], axis=1).astype(np.int32) if len(rows) else \
-        np.zeros((0, max_k), dtype=np.int32)
-    return tuple(rows[f"{c}_v"].astype(np.int32) for c in ("i", "j", "lbl", "sil")) + (df,)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 import numpy as np
+import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,6 +70,20 @@ def _check(engine, texts: list[str], unit: Unit) -> None:  # type: ignore[no-unt
     assert _index_classes(index) == brute
     assert index.corpus.tokens == sum(len(d) for d in docs)
     assert index.corpus.classes == len(brute)
+    assert _stored_rows(engine, index) == _loaded_rows(index)
+
+
+def _stored_rows(engine, index: LoadedIndex) -> list[tuple[int, ...]]:  # type: ignore[no-untyped-def]
+    """The class rows in PostgreSQL, in walk order (the loader recomputes them; both must agree)."""
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT i, j, lbl, sil, freq, df FROM termx.class WHERE shard_id = :s "
+                                    "ORDER BY j, i DESC"), {"s": index.shard_id}).all()
+    return [(i, j, lbl, sil, freq, *df) for i, j, lbl, sil, freq, df in rows]
+
+
+def _loaded_rows(index: LoadedIndex) -> list[tuple[int, ...]]:
+    return [(int(i), int(j), int(lbl), int(sil), int(j - i + 1), *df.tolist()) for i, j, lbl, sil, df in
+            zip(index.cls_i, index.cls_j, index.cls_lbl, index.cls_sil, index.cls_df, strict=True)]
 
 
 corpora = st.lists(st.text(alphabet="ab_c", min_size=1, max_size=14), min_size=1, max_size=5)
