@@ -21,7 +21,7 @@ import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.errors import InputError, TermxError
+from termx.errors import CorpusNotFound, InputError, TermxError
 from termx.loaded import LoadedIndex, load_index
 from termx.progress import Progress, Silent, Timings
 from termx.store import get_corpus
@@ -57,6 +57,7 @@ class Ranking(str, Enum):
     ridf = "ridf"
     freq = "freq"
     df = "df"
+    specificity = "specificity"
 
 
 @dataclass
@@ -437,7 +438,92 @@ def _store_candidates(engine: Engine, index: LoadedIndex, found: Candidates, adv
         raw.close()
 
 
-def _check(rank: Ranking, top: int, min_df: int, min_len: int, max_len: int, max_k: int) -> None:
+def reference_counts(index: LoadedIndex, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(freq, df_1) of each term in a loaded reference index: two binary searches in its SA per term, df_1 from
+    the class of that interval (a term found once is in one document; one it cannot spell occurs 0 times)."""
+    freq = np.zeros(len(terms), dtype=np.int64)
+    df = np.zeros(len(terms), dtype=np.int64)
+    cls_df = np.asarray(index.cls_df)
+    for n, term in enumerate(terms):
+        ids = index.encode(term)
+        if ids is None or len(ids) == 0:
+            continue
+        i, j = index.interval(ids)
+        freq[n] = max(j - i + 1, 0)
+        c = index.class_of(i, j)
+        df[n] = cls_df[c, 0] if c >= 0 else freq[n]
+    return freq, df
+
+
+def _reference_info(engine: Engine, corpus: str, reference: str) -> int:
+    """The reference corpus's id, after checking that it exists, differs from `corpus` and has its unit."""
+    try:
+        ref = get_corpus(engine, reference)
+    except CorpusNotFound:
+        raise CorpusNotFound(f"reference corpus {reference!r} not found",
+                             "index it first with termx index --unit UNIT; termx corpora lists the corpora") from None
+    info = get_corpus(engine, corpus)
+    if ref.id == info.id:
+        raise InputError("the reference corpus must differ from the corpus", "use a corpus of general text")
+    if ref.unit != info.unit:
+        raise InputError(f"reference corpus {reference!r} has unit {ref.unit}, corpus {corpus!r} has {info.unit}",
+                         f"index the reference with --unit {info.unit}")
+    return ref.id
+
+
+def ensure_reference(engine: Engine, corpus: str, reference: str, progress: Progress | None = None,
+                     timings: Timings | None = None) -> None:
+    """Count the corpus's candidates in the reference corpus and store the counts, unless stored already."""
+    progress = progress or Silent()
+    timings = timings if timings is not None else Timings()
+    ref_id = _reference_info(engine, corpus, reference)
+    ensure_candidates(engine, corpus, progress, timings)
+    info = get_corpus(engine, corpus)
+    with engine.connect() as conn:
+        missing = list(conn.execute(sa.text(
+            "SELECT s.id FROM termx.shard s LEFT JOIN termx.reference_set r ON r.shard_id = s.id"
+            " AND r.ref_corpus_id = :r WHERE s.corpus_id = :c AND r.shard_id IS NULL ORDER BY s.id"),
+            {"r": ref_id, "c": info.id}).scalars())
+    if not missing:
+        return
+    with timings.stage("load reference index", progress):
+        ref_index = load_index(engine, reference)
+    for shard_id in missing:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT i, j, term FROM termx.candidate WHERE shard_id = :s ORDER BY i, j"),
+                                {"s": shard_id}).all()
+        with timings.stage("count candidates in the reference", progress):
+            freq, df = reference_counts(ref_index, [r.term for r in rows])
+        with timings.stage("store reference counts", progress):
+            _store_reference(engine, shard_id, ref_id, rows, freq, df)
+
+
+def _store_reference(engine: Engine, shard_id: int, ref_id: int, rows: Sequence[Any], freq: np.ndarray,
+                     df: np.ndarray) -> None:
+    raw = engine.raw_connection()
+    try:
+        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, shard_id))
+            if conn.execute("SELECT 1 FROM termx.reference_set WHERE shard_id = %s AND ref_corpus_id = %s",
+                            (shard_id, ref_id)).fetchone() is not None:
+                return  # another process stored them while we counted
+            conn.execute("INSERT INTO termx.reference_set (shard_id, ref_corpus_id) VALUES (%s, %s)",
+                         (shard_id, ref_id))
+            with conn.cursor().copy("COPY termx.candidate_reference (shard_id, ref_corpus_id, i, j, ref_freq, ref_df)"
+                                    " FROM STDIN") as copy:
+                for at in range(0, len(rows), COPY_ROWS):
+                    copy.write("".join(f"{shard_id}\t{ref_id}\t{r.i}\t{r.j}\t{f}\t{d}\n" for r, f, d in zip(
+                        rows[at: at + COPY_ROWS], freq[at: at + COPY_ROWS].tolist(), df[at: at + COPY_ROWS].tolist(),
+                        strict=True)))
+            conn.execute("ANALYZE termx.candidate_reference")
+        raw.commit()
+    finally:
+        raw.close()
+
+
+def _check(rank: Ranking, top: int, min_df: int, min_len: int, max_len: int, max_k: int,
+           reference: str | None) -> None:
     if top < 1:
         raise InputError("--top must be at least 1")
     if min_df < 1:
@@ -447,12 +533,16 @@ def _check(rank: Ranking, top: int, min_df: int, min_len: int, max_len: int, max
     if rank in (Ranking.adaptation, Ranking.poisson) and max_k < 2:
         raise InputError(f"--rank {rank.value} needs df_2, but the corpus was built with --max-k {max_k}",
                          "rebuild it with termx index --max-k 2 or more")
+    if (rank is Ranking.specificity) != (reference is not None):
+        raise InputError("--rank specificity needs --reference REF, and --reference only serves --rank specificity",
+                         "e.g. termx terms CORPUS --rank specificity --reference REF")
 
 
 def extract_terms(engine: Engine, corpus: str, rank: Ranking | str = Ranking.adaptation, top: int = 100,
                   min_df: int = 3, min_len: int = 2, max_len: int = 40, progress: Progress | None = None,
-                  timings: Timings | None = None) -> list[dict[str, Any]]:
-    """The corpus's top terms by `rank`, best first: rows with rank, term, score, freq, df (df_1..df_K), len.
+                  timings: Timings | None = None, reference: str | None = None) -> list[dict[str, Any]]:
+    """The corpus's top terms by `rank`, best first: rows with rank, term, score, freq, df (df_1..df_K), len
+    (and ref_freq, ref_df for specificity, which compares against the corpus `reference`).
 
     Filters: df_1 >= min_df and min_len <= length in tokens <= max_len. Ties: score, then freq, descending,
     then term in C collation.
@@ -461,12 +551,16 @@ def extract_terms(engine: Engine, corpus: str, rank: Ranking | str = Ranking.ada
 
     rank = Ranking(rank)
     info = get_corpus(engine, corpus)
-    _check(rank, top, min_df, min_len, max_len, info.max_k)
-    ensure_candidates(engine, corpus, progress, timings)
+    _check(rank, top, min_df, min_len, max_len, info.max_k, reference)
     timings = timings if timings is not None else Timings()
+    params: dict[str, Any] = {"corpus": corpus, "min_df": min_df, "min_len": min_len, "max_len": max_len, "top": top}
+    if reference is not None:
+        ensure_reference(engine, corpus, reference, progress, timings)
+        params["reference"] = reference
+    else:
+        ensure_candidates(engine, corpus, progress, timings)
     with timings.stage(f"rank by {rank.value}", progress or Silent()):
-        return run_sql(engine, f"terms_{rank.value}", {"corpus": corpus, "min_df": min_df, "min_len": min_len,
-                                                       "max_len": max_len, "top": top})
+        return run_sql(engine, f"terms_{rank.value}", params)
 
 
 def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, Any]], params: dict[str, Any],

@@ -1,4 +1,4 @@
-"""`termx terms`: rank a corpus's term candidates (adaptation, Poisson null, RIDF, freq/df baselines)."""
+"""`termx terms`: rank a corpus's term candidates (adaptation, Poisson null, RIDF, specificity, freq/df)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from termx.terms import Ranking
 
 COLUMNS = {Format.tsv: ["term", "score", "freq", "df"]}
 TABLE_COLUMNS = ["rank", "term", "score", "freq", "df", "len"]
+REFERENCE_COLUMNS = [*TABLE_COLUMNS, "ref_freq", "ref_df"]
 
 
 @app.command()
@@ -22,7 +23,11 @@ def terms(
     top: Annotated[int, typer.Option("--top", min=1, help="How many terms to show.")] = 100,
     rank: Annotated[Ranking, typer.Option("--rank", help="adaptation: (df_2+0.5)/(df_1+1); poisson: signed G2 "
                                           "of df_2 against a length-aware Poisson null; ridf: residual IDF; "
+                                          "specificity: weirdness against --reference x ln freq; "
                                           "freq, df: the baselines.")] = Ranking.adaptation,
+    reference: Annotated[str | None, typer.Option("--reference", help="With --rank specificity: an indexed "
+                                                  "corpus of general text in the same unit to compare "
+                                                  "with.")] = None,
     min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep candidates in at least this many "
                                         "documents (df_1).")] = 3,
     min_len: Annotated[int, typer.Option("--min-len", min=1, help="Shortest candidate, in tokens (bytes, "
@@ -38,17 +43,20 @@ def terms(
 ) -> None:
     """Top terms of a corpus: longest members of left-maximal classes, ranked by a query in sql/terms_*.sql.
 
-    The first run on a corpus computes its candidates and stores them in termx.candidate.
+    The first run on a corpus computes its candidates and stores them in termx.candidate (and, with
+    --reference, their counts in the reference corpus in termx.candidate_reference).
     """
     from termx.db import get_engine
     from termx.terms import extract_terms, save_terms
 
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
-        rows = extract_terms(engine, corpus, rank, top, min_df, min_len, max_len, progress)
+        rows = extract_terms(engine, corpus, rank, top, min_df, min_len, max_len, progress, reference=reference)
     if save:
         params = {"rank": rank.value, "top": top, "min_df": min_df, "min_len": min_len, "max_len": max_len}
+        if reference is not None:
+            params["reference"] = reference
         save_terms(engine, save, corpus, rows, params, replace)
         if not quiet:
             typer.echo(f"saved {len(rows)} terms as term list {save!r}", err=True)
-    emit(render(rows, fmt, COLUMNS.get(fmt, TABLE_COLUMNS)))
+    emit(render(rows, fmt, COLUMNS.get(fmt, REFERENCE_COLUMNS if reference is not None else TABLE_COLUMNS)))

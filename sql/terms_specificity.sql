@@ -1,0 +1,39 @@
+-- terms_specificity: term candidates ranked by domain specificity against a reference corpus (weirdness x log freq).
+--
+-- score = ln( (freq / N) / ((ref_freq + 1) / N_ref) ) * ln(freq)
+--   freq, N: the candidate's occurrences and the text tokens of the corpus; ref_freq, N_ref: the same string's
+--   occurrences and the text tokens of the reference corpus (general text in the same unit, e.g. news).
+--   The first factor is the log "weirdness" (Ahmad et al.): how much more often the string is used in this
+--   corpus than in general text, add-one smoothed so strings the reference never uses stay finite. The second
+--   weights it by the evidence, so a string seen twice cannot outrank a frequent domain term with the same
+--   ratio. Strings common in general text (ratio near or below 1) score near 0 or below.
+--
+-- termx.candidate_reference holds each candidate's counts in the reference corpus; `termx terms --reference`
+-- computes them on first use of a (corpus, reference) pair (two binary searches per candidate in the
+-- reference's suffix array). termx.candidate holds one candidate per left-maximal class (docs/terms.md).
+-- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
+-- :corpus     corpus name
+-- :reference  reference corpus name (same unit)
+-- :min_df     smallest df_1, the documents a term must occur in (default 3)
+-- :min_len    shortest term, in tokens (default 2)
+-- :max_len    longest term, in tokens (default 40)
+-- :top        rows to return (default 100)
+WITH ranked AS (
+    SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i, r.ref_freq, r.ref_df,
+           ln((CAST(t.freq AS float8) / c.tokens) / ((r.ref_freq + 1.0) / ref.tokens)) * ln(t.freq) AS score
+    FROM termx.corpus c
+    JOIN termx.corpus ref ON ref.name = CAST(:reference AS text)
+    JOIN termx.shard s ON s.corpus_id = c.id
+    JOIN termx.candidate t ON t.shard_id = s.id
+    JOIN termx.candidate_reference r
+      ON r.shard_id = t.shard_id AND r.ref_corpus_id = ref.id AND r.i = t.i AND r.j = t.j
+    WHERE c.name = CAST(:corpus AS text)
+      AND t.df[1] >= CAST(:min_df AS integer)
+      AND t.len BETWEEN CAST(:min_len AS integer) AND CAST(:max_len AS integer)
+    ORDER BY score DESC, t.freq DESC, t.term, t.shard_id, t.i
+    LIMIT CAST(:top AS integer)
+)
+SELECT row_number() OVER (ORDER BY score DESC, freq DESC, term, shard_id, i) AS rank,
+       term, score, freq, df, len, ref_freq, ref_df
+FROM ranked
+ORDER BY rank;
