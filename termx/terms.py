@@ -533,9 +533,10 @@ def _check(rank: Ranking, top: int, min_df: int, min_len: int, max_len: int, max
     if rank in (Ranking.adaptation, Ranking.poisson) and max_k < 2:
         raise InputError(f"--rank {rank.value} needs df_2, but the corpus was built with --max-k {max_k}",
                          "rebuild it with termx index --max-k 2 or more")
-    if (rank is Ranking.specificity) != (reference is not None):
-        raise InputError("--rank specificity needs --reference REF, and --reference only serves --rank specificity",
-                         "e.g. termx terms CORPUS --rank specificity --reference REF")
+    if rank is Ranking.specificity and reference is None:
+        raise InputError("--rank specificity needs --reference REF", "REF: an indexed corpus of general text")
+    if rank is not Ranking.specificity and reference is not None:
+        raise InputError(f"--reference only serves --rank specificity, not --rank {rank.value}")
 
 
 def extract_terms(engine: Engine, corpus: str, rank: Ranking | str = Ranking.adaptation, top: int = 100,

@@ -1,4 +1,5 @@
-"""Term extraction against brute force: candidates, every ranking's SQL, filters, ties, planted bursty terms."""
+"""Term extraction against brute force: candidates, every ranking's SQL (specificity against a reference corpus
+too), filters, ties, planted bursty terms."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from termx.errors import InputError
+from termx.errors import CorpusNotFound, InputError
 from termx.indexer import index_documents
 from termx.ingest import Document
 from termx.loaded import load_index
@@ -168,6 +169,28 @@ def oracle(texts: list[str], unit: Unit) -> list[dict]:  # type: ignore[type-arg
     return out
 
 
+def _token_strings(text: str, unit: Unit) -> list[object]:
+    """The tokens of a text as comparable values (bytes, characters or words), for counting in a reference."""
+    if unit is Unit.byte:
+        return list(text.encode("utf-8"))
+    if unit is Unit.char:
+        return list(text)
+    return re.findall(r"\w+|[^\w\s]", text)
+
+
+def add_specificity(cands: list[dict], texts: list[str], ref_texts: list[str], unit: Unit) -> None:  # type: ignore[type-arg]
+    """Give each oracle candidate its brute-force reference counts and specificity score (sql/terms_specificity.sql:
+    ln((freq / N) / ((ref_freq + 1) / N_ref)) * ln(freq))."""
+    n = sum(len(_token_strings(t, unit)) for t in texts)
+    ref_docs = [_token_strings(t, unit) for t in ref_texts]
+    n_ref = sum(len(d) for d in ref_docs)
+    for c in cands:
+        sub = _token_strings(c["term"], unit)
+        per_doc = [sum(d[s: s + len(sub)] == sub for s in range(len(d) - len(sub) + 1)) for d in ref_docs]
+        c["ref_freq"], c["ref_df"] = sum(per_doc), sum(1 for k in per_doc if k)
+        c["scores"]["specificity"] = math.log((c["freq"] / n) / ((c["ref_freq"] + 1) / n_ref)) * math.log(c["freq"])
+
+
 def _expected(cands: list[dict], rank: str, min_df: int, min_len: int, max_len: int) -> list[dict]:  # type: ignore[type-arg]
     keep = [c for c in cands if c["df"][0] >= min_df and min_len <= c["len"] <= max_len]
     return sorted(keep, key=lambda c: (-c["scores"][rank], -c["freq"], c["term"].encode("utf-8")))
@@ -206,34 +229,48 @@ WORD_TEXT = _joined(["wind energy", "wind turbine", "the wind", "of the blade", 
                     [" ", " ", ". ", " - ", ""], 10)
 
 
-def _check_all_rankings(engine, texts: list[str], unit: Unit, filters: tuple[int, int, int]) -> None:  # type: ignore[no-untyped-def]
+def _check_all_rankings(engine, texts: list[str], unit: Unit, filters: tuple[int, int, int],  # type: ignore[no-untyped-def]
+                        ref_texts: list[str]) -> None:
+    """Every ranking against the oracle; specificity against a reference corpus of `ref_texts`."""
     min_df, min_len, span = filters
     name = _index(engine, texts, unit)
+    ref = _index(engine, ref_texts, unit)
     try:
         cands = oracle(texts, unit)
+        add_specificity(cands, texts, ref_texts, unit)
         for rank in Ranking:
-            got = extract_terms(engine, name, rank, 10**6, min_df, min_len, min_len + span)
-            _agree(got, _expected(cands, rank.value, min_df, min_len, min_len + span), rank.value)
+            reference = ref if rank is Ranking.specificity else None
+            got = extract_terms(engine, name, rank, 10**6, min_df, min_len, min_len + span, reference=reference)
+            want = _expected(cands, rank.value, min_df, min_len, min_len + span)
+            _agree(got, want, rank.value)
+            if reference is not None:
+                by_term = {c["term"]: c for c in want}
+                assert [(r["ref_freq"], r["ref_df"]) for r in got] == \
+                    [(by_term[r["term"]]["ref_freq"], by_term[r["term"]]["ref_df"]) for r in got]
     finally:
         drop_corpus(engine, name)
+        drop_corpus(engine, ref)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(texts=st.lists(BYTE_TEXT, min_size=1, max_size=6), filters=FILTERS)
-def test_rankings_match_numpy_bytes(engine, texts: list[str], filters: tuple[int, int, int]) -> None:
-    _check_all_rankings(engine, texts, Unit.byte, filters)
+@given(texts=st.lists(BYTE_TEXT, min_size=1, max_size=6), filters=FILTERS,
+       ref=st.lists(BYTE_TEXT, min_size=1, max_size=4))
+def test_rankings_match_numpy_bytes(engine, texts: list[str], filters: tuple[int, int, int], ref: list[str]) -> None:
+    _check_all_rankings(engine, texts, Unit.byte, filters, ref)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(texts=st.lists(CHAR_TEXT, min_size=1, max_size=6), filters=FILTERS)
-def test_rankings_match_numpy_chars(engine, texts: list[str], filters: tuple[int, int, int]) -> None:
-    _check_all_rankings(engine, texts, Unit.char, filters)
+@given(texts=st.lists(CHAR_TEXT, min_size=1, max_size=6), filters=FILTERS,
+       ref=st.lists(CHAR_TEXT, min_size=1, max_size=4))
+def test_rankings_match_numpy_chars(engine, texts: list[str], filters: tuple[int, int, int], ref: list[str]) -> None:
+    _check_all_rankings(engine, texts, Unit.char, filters, ref)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(texts=st.lists(WORD_TEXT, min_size=1, max_size=6), filters=FILTERS)
-def test_rankings_match_numpy_words(engine, texts: list[str], filters: tuple[int, int, int]) -> None:
-    _check_all_rankings(engine, texts, Unit.word, filters)
+@given(texts=st.lists(WORD_TEXT, min_size=1, max_size=6), filters=FILTERS,
+       ref=st.lists(WORD_TEXT, min_size=1, max_size=4))
+def test_rankings_match_numpy_words(engine, texts: list[str], filters: tuple[int, int, int], ref: list[str]) -> None:
+    _check_all_rankings(engine, texts, Unit.word, filters, ref)
 
 
 SPACED = ["the wind turbine blade", "a wind turbine and a wind farm", "information about the form",
@@ -242,10 +279,10 @@ SPACED = ["the wind turbine blade", "a wind turbine and a wind farm", "informati
 
 def test_spaced_rankings_match_numpy(engine) -> None:  # type: ignore[no-untyped-def]
     """Spaced byte text exercises the whole-word rule ("form" sits mostly inside "information")."""
-    _check_all_rankings(engine, SPACED, Unit.byte, (1, 1, 30))
-    _check_all_rankings(engine, SPACED, Unit.char, (1, 1, 30))
+    _check_all_rankings(engine, SPACED, Unit.byte, (1, 1, 30), SPACED[3:] + ["wind wind wind"])
+    _check_all_rankings(engine, SPACED, Unit.char, (1, 1, 30), ["the form of the wind", "é wind"])
     # "energy" always follows "3M", which cannot begin a term: it stays a candidate
-    _check_all_rankings(engine, ["3M energy plan", "3M energy", "a 3M energy"], Unit.byte, (1, 1, 30))
+    _check_all_rankings(engine, ["3M energy plan", "3M energy", "a 3M energy"], Unit.byte, (1, 1, 30), ["energy"])
 
 
 # --- candidates -----------------------------------------------------------------------------------------------
@@ -313,14 +350,17 @@ def test_filters_and_top(engine) -> None:  # type: ignore[no-untyped-def]
 def test_ties_are_ordered_by_freq_then_term(engine) -> None:  # type: ignore[no-untyped-def]
     texts = ["xyz abc xyz abc", "abc xyz", "qrs abc", "qrs xyz", "abc qrs xyz"]
     name = _index(engine, texts, Unit.word)
+    ref = _index(engine, ["abc", "qrs"], Unit.word)   # xyz never occurs there; abc and qrs tie
     for rank in Ranking:
-        rows = extract_terms(engine, name, rank, 100, 1, 1, 3)
+        reference = ref if rank is Ranking.specificity else None
+        rows = extract_terms(engine, name, rank, 100, 1, 1, 3, reference=reference)
         keys = [(-r["score"], -r["freq"], r["term"].encode()) for r in rows]
         assert keys == sorted(keys)
-        assert rows == extract_terms(engine, name, rank, 100, 1, 1, 3)
+        assert rows == extract_terms(engine, name, rank, 100, 1, 1, 3, reference=reference)
     rows = extract_terms(engine, name, "df", 100, 1, 1, 1)
     assert [r["term"] for r in rows] == ["abc", "xyz", "qrs"]
     drop_corpus(engine, name)
+    drop_corpus(engine, ref)
 
 
 def test_bad_parameters_are_input_errors(engine) -> None:  # type: ignore[no-untyped-def]
@@ -394,3 +434,49 @@ def test_planted_terms_outrank_fragments_by_adaptation_not_by_freq(engine) -> No
         pos = {w: order.index(w) for w in planted + fragments}
         assert (max(pos[w] for w in planted) < min(pos[w] for w in fragments)) is separates, rank
     drop_corpus(engine, name)
+
+
+def test_specificity_puts_planted_terms_above_fragments_common_in_the_reference(engine) -> None:  # type: ignore[no-untyped-def]
+    """With a reference corpus where the fragments are everyday strings and the planted terms never occur,
+    specificity separates the equally frequent strings (by the reference, not by burstiness); freq does not."""
+    texts, planted, fragments = _planted_corpus()
+    rng = np.random.default_rng(1)
+    reference = ["".join(rng.choice(list("abcdefgh"), size=200)) + " ".join(fragments) for _ in range(30)]
+    name = _index(engine, texts, Unit.byte)
+    ref = _index(engine, reference, Unit.byte)
+    order = [r["term"] for r in extract_terms(engine, name, "specificity", 10**6, 1, 8, 8, reference=ref)]
+    pos = {w: order.index(w) for w in planted + fragments}
+    assert max(pos[w] for w in planted) < min(pos[w] for w in fragments)
+    drop_corpus(engine, name)
+    drop_corpus(engine, ref)
+
+
+def test_reference_errors(engine) -> None:  # type: ignore[no-untyped-def]
+    name = _index(engine, ["wind turbine wind turbine", "wind turbine"], Unit.word)
+    chars = _index(engine, ["wind turbine"], Unit.char)
+    with pytest.raises(CorpusNotFound, match="reference corpus 'no-such-corpus' not found"):
+        extract_terms(engine, name, "specificity", reference="no-such-corpus")
+    with pytest.raises(InputError, match="has unit char"):
+        extract_terms(engine, name, "specificity", reference=chars)
+    with pytest.raises(InputError, match="must differ"):
+        extract_terms(engine, name, "specificity", reference=name)
+    with pytest.raises(InputError, match="needs --reference"):
+        extract_terms(engine, name, "specificity")
+    with pytest.raises(InputError, match="only serves"):
+        extract_terms(engine, name, "freq", reference=chars)
+    drop_corpus(engine, name)
+    drop_corpus(engine, chars)
+
+
+def test_reference_counts_follow_a_rebuilt_reference(engine) -> None:  # type: ignore[no-untyped-def]
+    """Counts are stored per (corpus, reference); rebuilding the reference drops them and they are recounted."""
+    name = _index(engine, ["wind turbine and wind turbine", "wind turbine"], Unit.word)
+    ref = _index(engine, ["a wind turbine"], Unit.word)
+    first = extract_terms(engine, name, "specificity", 10, 1, 1, reference=ref)
+    assert {r["term"]: r["ref_freq"] for r in first}["wind turbine"] == 1
+    index_documents(engine, ref, [Document("d0", "wind turbine, wind turbine, wind turbine")], Unit.word, KMAX,
+                    replace=True)
+    again = extract_terms(engine, name, "specificity", 10, 1, 1, reference=ref)
+    assert {r["term"]: r["ref_freq"] for r in again}["wind turbine"] == 3
+    drop_corpus(engine, name)
+    drop_corpus(engine, ref)

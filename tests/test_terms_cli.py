@@ -92,5 +92,34 @@ def test_bad_input_is_one_line(engine, db_env: str) -> None:  # type: ignore[no-
 
 def test_help_names_every_option(db_env: str) -> None:
     out = runner.invoke(app, ["terms", "--help"]).stdout
-    for option in ("--top", "--rank", "--min-df", "--min-len", "--max-len", "--format", "--save"):
+    for option in ("--top", "--rank", "--min-df", "--min-len", "--max-len", "--format", "--save", "--reference"):
         assert option in out
+
+
+def test_specificity_against_a_reference(engine, db_env: str) -> None:  # type: ignore[no-untyped-def]
+    name = _corpus(engine)
+    ref = _corpus(engine, ["The wind was cold.", "a farm and a panel", "wind and rain"])
+    result = runner.invoke(app, ["terms", name, "--rank", "specificity", "--reference", ref, "--min-df", "1",
+                                 "--format", "json", "--save", f"{name}-spec"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    by_term = {r["term"]: r for r in rows}
+    assert by_term["wind"]["ref_freq"] == 2 and by_term["wind turbine"]["ref_freq"] == 0
+    assert by_term["wind turbine"]["rank"] < by_term["wind"]["rank"]   # as frequent, but news never says it
+    with engine.connect() as conn:
+        params = conn.execute(sa.text("SELECT params FROM termx.term_list WHERE name = :n"),
+                              {"n": f"{name}-spec"}).scalar()
+    assert params["reference"] == ref and params["rank"] == "specificity"
+    table = runner.invoke(app, ["terms", name, "--rank", "specificity", "--reference", ref, "--min-df", "1"])
+    assert "ref_freq" in table.stdout
+
+
+def test_reference_errors_are_one_line(engine, db_env: str) -> None:  # type: ignore[no-untyped-def]
+    name = _corpus(engine)
+    words = _corpus(engine, unit=Unit.word)
+    assert "reference corpus 'nope-nope' not found" in _error_line(
+        runner.invoke(app, ["terms", name, "--rank", "specificity", "--reference", "nope-nope"]))
+    assert f"reference corpus {words!r} has unit word" in _error_line(
+        runner.invoke(app, ["terms", name, "--rank", "specificity", "--reference", words]))
+    assert "needs --reference" in _error_line(runner.invoke(app, ["terms", name, "--rank", "specificity"]))
+    assert "only serves --rank specificity" in _error_line(runner.invoke(app, ["terms", name, "--reference", words]))
