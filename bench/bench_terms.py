@@ -18,6 +18,8 @@ reference each figure is compared with (a ratio, and a paired test from termx.ev
   occur there are skipped. The ranked list is lower-cased and de-duplicated, its first K kept, K = size of
   the gold list (*_terms.tsv, first column, lower-cased, named entities not included): precision, recall,
   F1 (equal when K terms are listed). Headline: files, the default --min-df 3; a table shows the others.
+- specificity (ACTER only): weirdness against a reference corpus x ln freq (sql/terms_specificity.sql), the
+  reference being Reuters-21578 indexed with unit word (bench-terms-reuters-word), general news text.
 - poisson-1: the poisson ranking recomputed in this script with the one-rate null the issue states
   (lambda = freq / D in every document) instead of termx's length-aware one, to see what the difference does.
 - Paired tests against freq: McNemar (exact) over the union of the two top-k lists (an item is right for a
@@ -56,7 +58,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 WORDS = Path("/usr/share/dict/words")
 ONE_RATE = "poisson-1"   # the poisson ranking with a one-rate null, for comparison (computed in this script)
-RANKS = [r.value for r in Ranking] + [ONE_RATE]
+REFERENCE = "bench-terms-reuters-word"   # the general-text reference of the specificity ranking (ACTER)
+RANKS = [r.value for r in Ranking if r is not Ranking.specificity] + [ONE_RATE]
+ACTER_RANKS = [*RANKS, Ranking.specificity.value]
 KS = (50, 100, 500, 1000)
 BIN = 50
 
@@ -84,6 +88,8 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 
 def _ranked(engine: sa.Engine, name: str, rank: str, top: int, **filters: int) -> list[str]:
     """The top terms of a ranking; ONE_RATE is the poisson ranking recomputed here with a one-rate null."""
+    if rank == Ranking.specificity.value:
+        return [r["term"] for r in extract_terms(engine, name, rank, top, reference=REFERENCE, **filters)]
     if rank != ONE_RATE:
         return [r["term"] for r in extract_terms(engine, name, rank, top, **filters)]
     d = get_corpus(engine, name).documents
@@ -209,6 +215,8 @@ def acter(engine: sa.Engine, rebuild: bool) -> None:
     print("  Statistics from annotated + unannotated texts; the gold list covers the annotated texts only, so a\n"
           "  candidate is listed only if it occurs there (whole words, lower-cased).")
     root = DATA / "en/acter"
+    ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(DATA / "en/reuters21578.jsonl") if r["text"].strip()]
+    _corpus(engine, REFERENCE, ref_docs, Unit.word, rebuild)
     peers = {"corp": (0.17, 0.18), "wind": (0.19, 0.25)}
     for dom in ("corp", "wind"):
         domain = root / dom
@@ -229,27 +237,29 @@ def acter(engine: sa.Engine, rebuild: bool) -> None:
             _corpus(engine, name, docs, Unit.word, rebuild)
             for min_df in (3, 2, 1):
                 lists = {r: _top_k(_ranked(engine, name, r, 10**6, min_len=1, min_df=min_df), k, occurs)
-                         for r in RANKS}
-                f1s[(scheme, min_df)] = [f"{2 * len(set(lists[r]) & gold) / (len(lists[r]) + k):.3f}" for r in RANKS]
+                         for r in ACTER_RANKS}
+                f1s[(scheme, min_df)] = [f"{2 * len(set(lists[r]) & gold) / (len(lists[r]) + k):.3f}"
+                                         for r in ACTER_RANKS]
                 if (scheme, min_df) != ("files", 3):
                     continue
                 print(f"  documents = {len(docs)} files, --min-df 3 (the defaults):")
                 print(f"  {'ranking':<11}{'P':>8}{'R':>8}{'F1':>8}{'F1/freq':>9}")
                 base_hits = len(set(lists["freq"]) & gold)
                 base_f1 = 2 * base_hits / (len(lists["freq"]) + k)
-                for r in RANKS:
+                for r in ACTER_RANKS:
                     hits = len(set(lists[r]) & gold)
                     p, rec = hits / max(len(lists[r]), 1), hits / k
                     f1 = 2 * hits / (len(lists[r]) + k)
                     print(f"  {r:<11}{p:>8.3f}{rec:>8.3f}{f1:>8.3f}{f1 / base_f1:>8.2f}x")
-                for r in RANKS:
+                for r in ACTER_RANKS:
                     if r != "freq":
                         print(f"  {r} vs freq: {_paired(lists[r], lists['freq'], gold.__contains__)}")
-                for r in ("adaptation", "freq"):
+                print(f"  specificity vs ridf: {_paired(lists['specificity'], lists['ridf'], gold.__contains__)}")
+                for r in ("specificity", "adaptation", "freq"):
                     print(f"  {r} top 20: {' | '.join(lists[r][:20])}")
-        print(f"  F1 by document scheme and --min-df:\n  {'':<20}" + "".join(f"{r:>11}" for r in RANKS))
+        print(f"  F1 by document scheme and --min-df:\n  {'':<20}" + "".join(f"{r:>12}" for r in ACTER_RANKS))
         for (scheme, min_df), row in f1s.items():
-            print(f"  {scheme + ', min-df ' + str(min_df):<20}" + "".join(f"{c:>11}" for c in row))
+            print(f"  {scheme + ', min-df ' + str(min_df):<20}" + "".join(f"{c:>12}" for c in row))
 
 
 def timing(engine: sa.Engine, rebuild: bool) -> None:
