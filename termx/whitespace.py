@@ -174,11 +174,8 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     for scorer in scorers:
         with timings.stage(f"train {scorer.value}", progress):
             segmenter = Segmenter(index, scorer, max_len, options.get(scorer.value), progress)
-        with timings.stage(f"segment {scorer.value}", progress, n_eval) as advance:
-            predicted = []
-            for d, doc in enumerate(evaluated):
-                predicted.append(_segment_lines(segmenter, d, doc))
-                advance(1)
+        with timings.stage(f"segment {scorer.value}", progress):
+            predicted = _segment_documents(segmenter, evaluated)
             if correct is not None:
                 predicted = [correct(lines) for lines in predicted]
         results.append(_result(scorer.value, "scorer", evaluated, predicted, {"params": segmenter.params}))
@@ -196,18 +193,28 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
                             {k: round(v, 3) for k, v in timings.items()})
 
 
-def _segment_lines(segmenter: Segmenter, d: int, doc: SpacedDocument) -> list[list[str]]:
-    """Predicted words of each line of corpus document d (the class-tree path: the text is in the corpus)."""
+def _segment_documents(segmenter: Segmenter, docs: Sequence[SpacedDocument]) -> list[list[list[str]]]:
+    """Predicted words of each line of corpus documents 0..len(docs)-1 (the class-tree path: the text is in the
+    corpus), all lines in one batch."""
     index = segmenter.index
-    start = int(index.doc_start[d])
+    spans = []
+    for d, doc in enumerate(docs):
+        start = int(index.doc_start[d])
+        for words in doc.lines:
+            text = "".join(words)
+            size = len(text.encode("utf-8")) if index.unit is Unit.byte else len(text)
+            spans.append((start, start + size))
+            start += size
+    found = iter(zip(spans, segmenter.corpus_spans(spans), strict=True))
     out = []
-    for words in doc.lines:
-        text = "".join(words)
-        size = len(text.encode("utf-8")) if index.unit is Unit.byte else len(text)
-        cuts = segmenter.corpus_cuts(start, start + size)
-        edges = [0, *cuts.tolist(), size]
-        out.append([index.decode(index.tokens[start + a:start + b]) for a, b in zip(edges, edges[1:], strict=False)])
-        start += size
+    for doc in docs:
+        lines = []
+        for _ in doc.lines:
+            (start, stop), cuts = next(found)
+            edges = [0, *cuts.tolist(), stop - start]
+            lines.append([index.decode(index.tokens[start + a:start + b]) for a, b in zip(edges, edges[1:],
+                                                                                          strict=False)])
+        out.append(lines)
     return out
 
 

@@ -225,15 +225,26 @@ def test_branching_entropy_and_evidence_match_brute_force(texts: list[str]) -> N
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.text(alphabet="ab1é", min_size=1, max_size=30), min_size=1, max_size=4),
-       st.sampled_from([Unit.byte, Unit.char]))
-def test_branching_corpus_and_search_paths_agree(texts: list[str], unit: Unit) -> None:
+       st.sampled_from([Unit.byte, Unit.char]), st.sampled_from([Scorer.branching, Scorer.freq]),
+       st.integers(0, 2**32 - 1))
+def test_corpus_and_search_paths_agree_on_any_spans(texts: list[str], unit: Unit, scorer: Scorer,
+                                                    seed: int) -> None:
+    """Batched class-tree segmentation of spans inside documents equals suffix-array segmentation of their text."""
     index = memory_index(texts, unit)
-    seg = Segmenter(index, Scorer.branching, 8, {"window": 3})
+    seg = Segmenter(index, scorer, 8, {"window": 3} if scorer is Scorer.branching else {})
+    rng = np.random.default_rng(seed)
+    spans, pieces = [], []
     for d, text in enumerate(texts):
-        start = int(index.doc_start[d])
-        size = len(text.encode("utf-8")) if unit is Unit.byte else len(text)
-        assert np.array_equal(seg.corpus_cuts(start, start + size), seg.text_cuts(text_ids(index, text), text))
-        assert "".join(seg.segment(text)) == text
+        a, b = sorted(rng.integers(0, len(text) + 1, 2))
+        for piece_start, piece in ((0, text), (a, text[a:b + 1])):
+            start = int(index.doc_start[d]) + len(text[:piece_start].encode("utf-8") if unit is Unit.byte
+                                                  else text[:piece_start])
+            size = len(piece.encode("utf-8")) if unit is Unit.byte else len(piece)
+            spans.append((start, start + size))
+            pieces.append(piece)
+    for cuts, piece in zip(seg.corpus_spans(spans), pieces, strict=True):
+        assert np.array_equal(cuts, seg.text_cuts(text_ids(index, piece), piece))
+        assert "".join(seg.segment(piece)) == piece
 
 
 def test_character_classes() -> None:

@@ -116,7 +116,7 @@ def segment(
     lines = _read_input(source)
     with RichProgress(enabled=not quiet) as progress:
         segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, options, progress)
-    broken = [segmenter.segment(line) for line in lines]
+    broken = segmenter.segment_lines(lines)
     if fmt is SegmentFormat.text:
         emit("\n".join(" ".join(words) for words in broken))
         return

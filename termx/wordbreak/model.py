@@ -106,6 +106,18 @@ class BranchingModel:
                      self.index.cls_lbl, self.type_offset, char_len, out)
         return out
 
+    def segment_spans(self, fcand: np.ndarray, rcand: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                      rlo: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Viterbi over many spans in one call: span k is rows lo[k]..hi[k]-1 of `fcand` (and of `classes`,
+        `char_len`), its reversal rows rlo[k].. of `rcand`. Returns the flat cuts and the count per span."""
+        cuts = np.empty(int((hi - lo).sum()), dtype=np.int64)
+        counts = np.zeros(len(lo), dtype=np.int64)
+        _segment_spans(fcand, rcand, lo, hi, rlo, classes, char_len, self.index.cls_sil, self.tree.branches,
+                       self.branching.reverse.cls_sil, self.branching.reverse_tree.branches, self.branching.mean,
+                       self.params.kappa, self.log_p, self.log_p_unknown, self.params.weight, self.params.theta,
+                       self.index.cls_lbl, self.type_offset, self.max_len, cuts, counts)
+        return cuts, counts
+
 
 @nb.njit(cache=True)
 def _word_scores(fcand, ev, log_p, log_p_unknown, weight, theta, lbl, offset, char_len, out):  # type: ignore[no-untyped-def]
@@ -114,13 +126,32 @@ def _word_scores(fcand, ev, log_p, log_p_unknown, weight, theta, lbl, offset, ch
         start = ev[p] - theta if p > 0 else 0.0
         for length in range(1, max_len + 1):
             out[p, length - 1] = -np.inf
-            if char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
+            if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
                 continue
             c = fcand[p, length - 1]
             if c >= 0:
                 out[p, length - 1] = weight * log_p[offset[c] + length - lbl[c] - 1] + start
-            elif length == char_len[p] and p + length <= n:
+            elif length == char_len[p]:
                 out[p, length - 1] = weight * log_p_unknown + start
+
+
+@nb.njit(cache=True)
+def _segment_spans(fcand, rcand, lo, hi, rlo, classes, char_len, fsil, fbranch, rsil, rbranch, mean, kappa,  # type: ignore[no-untyped-def]
+                   log_p, log_p_unknown, weight, theta, lbl, offset, max_len, cuts, counts):
+    at = 0
+    for k in range(len(lo)):
+        n = hi[k] - lo[k]
+        f = fcand[lo[k]:hi[k]]
+        ev = np.zeros(n + 1)
+        _evidence(f, rcand[rlo[k]:rlo[k] + n], fsil, fbranch, rsil, rbranch, mean, classes[lo[k]:hi[k]], kappa, ev)
+        scores = np.empty((n, max_len))
+        _word_scores(f, ev, log_p, log_p_unknown, weight, theta, lbl, offset, char_len[lo[k]:hi[k]], scores)
+        back = np.zeros(n + 1, dtype=np.int64)
+        _forward(scores, back)
+        found = _cuts(back, n)
+        cuts[at:at + len(found)] = found
+        counts[k] = len(found)
+        at += len(found)
 
 
 @nb.njit(cache=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numba as nb
 import numpy as np
@@ -23,9 +23,9 @@ from termx.wordbreak.candidates import (
     text_ids,
 )
 from termx.wordbreak.entropy import corpus_classes, text_classes
-from termx.wordbreak.model import BranchingModel, BranchingParams
+from termx.wordbreak.model import CHUNK_TOKENS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
-from termx.wordbreak.viterbi import viterbi
+from termx.wordbreak.viterbi import _cuts, _forward, viterbi
 
 DEFAULT_MAX_LEN = 20
 _SPACE = re.compile(r"\s+")
@@ -84,18 +84,53 @@ class Segmenter:
     def corpus_cuts(self, start: int, stop: int) -> np.ndarray:
         """Word boundaries (offsets from `start`) of the corpus tokens start..stop-1, which lie inside one
         document, with candidates read off the class tree."""
-        ids = np.asarray(self.index.tokens[start:stop], dtype=np.int64)
-        fcand = corpus_candidates(self.index, self.tree, start, stop, self.width)
+        return self.corpus_spans([(start, stop)])[0]
+
+    def corpus_spans(self, spans: Sequence[tuple[int, int]]) -> list[np.ndarray]:
+        """corpus_cuts of many spans, each inside one document, batched by whole documents so that candidate
+        look-up and search run in few calls."""
+        index = self.index
+        docs = np.searchsorted(index.doc_start, [s for s, _ in spans], side="right") - 1
+        out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(spans)
+        order = np.argsort(docs, kind="stable")
+        k = 0
+        while k < len(order):
+            first = int(docs[order[k]])
+            lo = int(index.doc_start[first])
+            e = k
+            while e < len(order) and (e == k or int(index.doc_start[docs[order[e]]] + index.doc_len[docs[order[e]]])
+                                      - lo <= CHUNK_TOKENS):
+                e += 1
+            group = order[k:e]
+            last = int(docs[group[-1]])
+            hi = int(index.doc_start[last] + index.doc_len[last])
+            for j, cuts in zip(group, self._chunk_spans(lo, hi, [spans[j] for j in group], docs[group]), strict=True):
+                out[j] = cuts
+            k = e
+        return out
+
+    def _chunk_spans(self, lo: int, hi: int, spans: list[tuple[int, int]], docs: np.ndarray) -> list[np.ndarray]:
+        """Segment spans lying in the whole documents that tokens lo..hi-1 cover."""
+        index = self.index
+        ids = np.asarray(index.tokens[lo:hi], dtype=np.int64)
+        char_len = char_lengths(ids, index.unit)
+        fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
+        starts = np.array([s - lo for s, _ in spans], dtype=np.int64)
+        stops = np.array([e - lo for _, e in spans], dtype=np.int64)
         if self.model is None:
-            return viterbi(self._table_scores(fcand, ids))
-        d = int(np.searchsorted(self.index.doc_start, start, side="right") - 1)
-        begin = int(self.index.doc_start[d])
-        end = begin + int(self.index.doc_len[d])
-        rev = self.model.branching  # the reversed span of the reversed document
-        rcand = corpus_candidates(rev.reverse, rev.reverse_tree, begin + end - stop, begin + end - start,
-                                  self.width)
-        classes = corpus_classes(self.index, start, stop)
-        return viterbi(self.model.scores(fcand, rcand, classes, char_lengths(ids, self.index.unit)))
+            assert self.table is not None
+            cuts = np.empty(int((stops - starts).sum()), dtype=np.int64)
+            counts = np.zeros(len(spans), dtype=np.int64)
+            _table_spans(fcand, starts, stops, char_len, self.table.cls, self.table.single, self.max_len, cuts,
+                         counts)
+        else:
+            rev = self.model.branching  # a span's reversal lies in the reversed document at the same place
+            rcand = corpus_candidates(rev.reverse, rev.reverse_tree, lo, hi, self.width)
+            ends = (index.doc_start[docs] + index.doc_len[docs]).astype(np.int64)
+            rstarts = index.doc_start[docs].astype(np.int64) + ends - (stops + lo) - lo
+            cuts, counts = self.model.segment_spans(fcand, rcand, starts, stops, rstarts,
+                                                    corpus_classes(index, lo, hi), char_len)
+        return np.split(cuts[:int(counts.sum())], np.cumsum(counts)[:-1])
 
     def text_cuts(self, ids: np.ndarray, text: str) -> np.ndarray:
         """Word boundaries of any text (its token ids given) with candidates from suffix-array search."""
@@ -116,21 +151,45 @@ class Segmenter:
     def segment(self, text: str) -> list[str]:
         """The words of `text`; white space in it is kept as a boundary, so joining the words gives the text
         without its white space back."""
-        words: list[str] = []
-        for chunk in _SPACE.split(text):
-            if chunk:
-                words.extend(self._segment_chunk(chunk))
-        return words
+        return self.segment_lines([text])[0]
 
-    def _segment_chunk(self, chunk: str) -> list[str]:
-        ids = text_ids(self.index, chunk)
-        cuts = self.text_cuts(ids, chunk)
-        if self.index.unit is Unit.byte:
-            data = chunk.encode("utf-8")
-            edges = [0, *cuts.tolist(), len(data)]
-            return [data[a:b].decode("utf-8") for a, b in zip(edges, edges[1:], strict=False)]
-        edges = [0, *cuts.tolist(), len(chunk)]
-        return [chunk[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    def segment_lines(self, lines: Sequence[str]) -> list[list[str]]:
+        """segment() of many lines in one batch: their white-space-free chunks, joined by NUL (which matches no
+        candidate), are searched and scored in a few calls."""
+        chunks = [[c for c in _SPACE.split(line) if c] for line in lines]
+        joined = "\0".join(c for line in chunks for c in line)
+        ids = text_ids(self.index, joined)
+        byte = self.index.unit is Unit.byte
+        sizes = np.array([len(c.encode("utf-8")) if byte else len(c) for line in chunks for c in line],
+                         dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]]).astype(np.int64)[:len(sizes)]
+        stops = starts + sizes
+        char_len = char_lengths(ids, self.index.unit)
+        fcand = text_candidates(self.index, ids, self.width)
+        if self.model is None:
+            assert self.table is not None
+            cuts = np.empty(len(ids), dtype=np.int64)
+            counts = np.zeros(len(sizes), dtype=np.int64)
+            _table_spans(fcand, starts, stops, char_len, self.table.cls, self.table.single, self.max_len, cuts,
+                         counts)
+        else:
+            rcand = text_candidates(self.model.branching.reverse, ids[::-1].copy(), self.width)
+            cuts, counts = self.model.segment_spans(fcand, rcand, starts, stops, len(ids) - stops,
+                                                    text_classes(joined, self.index.unit), char_len)
+        data = joined.encode("utf-8") if byte else joined
+        found = iter(np.split(cuts[:int(counts.sum())], np.cumsum(counts)[:-1]))
+        out = []
+        k = 0
+        for line in chunks:
+            words: list[str] = []
+            for _ in line:
+                edges = [0, *next(found).tolist(), int(stops[k] - starts[k])]
+                piece = data[int(starts[k]):int(stops[k])]
+                words.extend(piece[a:b].decode("utf-8") if isinstance(piece, bytes) else piece[a:b]
+                             for a, b in zip(edges, edges[1:], strict=False))
+                k += 1
+            out.append(words)
+        return out
 
 
 @nb.njit(cache=True)
@@ -140,10 +199,25 @@ def _gather(cand, cls, single, char_len, out):  # type: ignore[no-untyped-def]
     for p in range(n):
         for length in range(1, max_len + 1):
             out[p, length - 1] = -np.inf
-            if char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
+            if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
                 continue
             c = cand[p, length - 1]
             if c >= 0:
                 out[p, length - 1] = cls[c]
             elif length == char_len[p] and (c == TRIVIAL or c == ABSENT):
                 out[p, length - 1] = single
+
+
+@nb.njit(cache=True)
+def _table_spans(fcand, lo, hi, char_len, cls, single, max_len, cuts, counts):  # type: ignore[no-untyped-def]
+    at = 0
+    for k in range(len(lo)):
+        n = hi[k] - lo[k]
+        scores = np.empty((n, max_len))
+        _gather(fcand[lo[k]:hi[k]], cls, single, char_len[lo[k]:hi[k]], scores)
+        back = np.zeros(n + 1, dtype=np.int64)
+        _forward(scores, back)
+        found = _cuts(back, n)
+        cuts[at:at + len(found)] = found
+        counts[k] = len(found)
+        at += len(found)
