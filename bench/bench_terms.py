@@ -104,7 +104,7 @@ def _ranked(engine: sa.Engine, name: str, rank: str, top: int, **filters: int) -
     return [t[-1] for t in sorted(scored)[:top]]
 
 
-def _paired(a: list[str], b: list[str], good: Any) -> str:
+def _paired(a: list[str], b: list[str], good: Any, other: str = "freq") -> str:
     """McNemar over the union of two top-k lists and a sign test over bins of BIN ranks; `good(term)` says
     whether a listed term is right."""
     union = sorted(set(a) | set(b))
@@ -119,7 +119,7 @@ def _paired(a: list[str], b: list[str], good: Any) -> str:
     fmt = "n/a" if mc.p_value is None else f"{mc.p_value:.2g}"
     sfmt = "n/a" if st.p_value is None else f"{st.p_value:.2g}"
     d = mc.details
-    return (f"McNemar only-this {d['x_only_right']} vs only-freq {d['y_only_right']}: p={fmt}; "
+    return (f"McNemar only-this {d['x_only_right']} vs only-{other} {d['y_only_right']}: p={fmt}; "
             f"sign test over {len(pa)} bins of {BIN}: {st.details['x_better']} better, "
             f"{st.details['y_better']} worse, p={sfmt}")
 
@@ -254,7 +254,8 @@ def acter(engine: sa.Engine, rebuild: bool) -> None:
                 for r in ACTER_RANKS:
                     if r != "freq":
                         print(f"  {r} vs freq: {_paired(lists[r], lists['freq'], gold.__contains__)}")
-                print(f"  specificity vs ridf: {_paired(lists['specificity'], lists['ridf'], gold.__contains__)}")
+                vs_ridf = _paired(lists["specificity"], lists["ridf"], gold.__contains__, "ridf")
+                print(f"  specificity vs ridf: {vs_ridf}")
                 for r in ("specificity", "adaptation", "freq"):
                     print(f"  {r} top 20: {' | '.join(lists[r][:20])}")
         print(f"  F1 by document scheme and --min-df:\n  {'':<20}" + "".join(f"{r:>12}" for r in ACTER_RANKS))
