@@ -9,10 +9,10 @@ word, each configuration in a fresh subprocess:
   /proc/self/clear_refs before each stage) minus the RSS after reading the input and a warm-up build, per token.
 - proposed: the same build with the fixes proposed in bench/README.md (prototyped here, termx/ untouched), checked
   equal to the termx build on the first size.
-- store: termx.store.save_corpus into PostgreSQL (a bench corpus, dropped after); its "store classes" stage in
-  class rows/s next to a plain server-side `COPY ... FROM 'file'` (and a client-side stream of the same file, as
-  psql \\copy does) of the identical binary COPY stream (termx.copyrows.class_rows) into an identical fresh table,
-  in a transaction that is rolled back; index creation timed separately.
+- store: termx.store.save_corpus into a scratch database on the --db server (dropped after); its "store classes"
+  stage in class rows/s next to a plain server-side `COPY ... FROM 'file'` (and a client-side stream of the same
+  file, as psql \\copy does) of the identical binary COPY stream (termx.copyrows.class_rows) into an identical
+  fresh table, in a transaction that is rolled back; index creation timed separately.
 - alphabet: the suffix array of word ids by pydivsufsort on int32, on uint16, on ids packed big-endian into the
   fewest bytes, and by a numba SA-IS over the integer alphabet (prototype), all checked equal.
 
