@@ -11,7 +11,7 @@ from termx import docfreq
 from termx.classes import Classes, enumerate_classes, trivial_class_count
 from termx.ingest import Document
 from termx.progress import Progress, Silent, Timings
-from termx.suffix import clipped_lcp, doc_of_position, suffix_array, suffix_lengths
+from termx.suffix import clipped_lcp, doc_of_position, suffix_array
 from termx.units import TokenArray, Unit, tokenize
 
 DEFAULT_MAX_K = 4
@@ -69,10 +69,10 @@ def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, 
         lcp = clipped_lcp(tokens, sa)
     with timings.stage("classes", progress):
         classes = enumerate_classes(lcp)
-        doc_of = doc_of_position(doc_start, doc_len, len(tokens))
-        trivial = trivial_class_count(lcp, suffix_lengths(sa, doc_start, doc_len, doc_of))
+        doc_of_rank = doc_of_position(doc_start, doc_len, len(tokens))[sa]
+        trivial = trivial_class_count(lcp, sa, doc_of_rank, doc_start, doc_len)
     with timings.stage("df_k", progress):
-        neighbor = docfreq.neighbors(doc_of[sa], len(doc_start))
-        del doc_of
+        neighbor = docfreq.neighbors(doc_of_rank, len(doc_start))
+        del doc_of_rank
         df = docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1))
     return ClassStatistics(lcp, classes, df, trivial)

@@ -63,7 +63,13 @@ def _walk(lcp, depth, out_i, out_j, out_sil, count_only):  # type: ignore[no-unt
     return m
 
 
-def trivial_class_count(lcp: np.ndarray, suffix_len: np.ndarray) -> int:
-    """Valid trivial classes <w,w>: the suffix is longer than both bounding LCPs."""
-    prev = np.concatenate(([0], lcp[:-1]))
-    return int(np.count_nonzero(np.maximum(prev, lcp) < suffix_len))
+@nb.njit(cache=True)
+def trivial_class_count(lcp, sa, doc_of_rank, doc_start, doc_len):  # type: ignore[no-untyped-def]
+    """Valid trivial classes <w,w>: the suffix (to its document end) is longer than both bounding LCPs."""
+    count = 0
+    for w in range(len(lcp)):
+        d = doc_of_rank[w]
+        bound = max(lcp[w - 1] if w > 0 else 0, lcp[w])
+        if bound < doc_start[d] + doc_len[d] - sa[w]:
+            count += 1
+    return count

@@ -37,11 +37,11 @@ def cdf(lcp: np.ndarray, classes: Classes, neighbor: np.ndarray, kmax: int,
 
 
 def document_frequencies(cdfs: np.ndarray) -> np.ndarray:
-    """df_1..df_K from cdf_1..cdf_(K+1) (one bucket): df_k = cdf_k - cdf_(k+1), computed in place."""
+    """df_1..df_K from cdf_1..cdf_(K+1) (one bucket): df_k = cdf_k - cdf_(k+1), a compact (classes, K) array."""
     c = cdfs[:, :, 0]
     for k in range(c.shape[1] - 1):
         c[:, k] -= c[:, k + 1]
-    return c[:, :-1]
+    return np.ascontiguousarray(c[:, :-1])
 
 
 @nb.njit(cache=True)

@@ -25,6 +25,10 @@ class CorpusExists(TermxError):
     """A corpus of that name exists and --replace was not given."""
 
 
+class CorpusInUse(TermxError):
+    """Another session holds a lock the operation needs (a long query on the corpus being replaced or dropped)."""
+
+
 class DatabaseUnavailable(TermxError):
     """The PostgreSQL server cannot be reached or started."""
 

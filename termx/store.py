@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 
 from termx.build import DEFAULT_REP_CAP, Shard
 from termx.copyrows import class_rows
-from termx.errors import CorpusExists, CorpusNotFound
+from termx.errors import CorpusExists, CorpusInUse, CorpusNotFound
 from termx.progress import Progress, Silent, Timings
 from termx.units import token_strings
 
@@ -83,6 +83,8 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
         raw.commit()
     except psycopg.errors.UniqueViolation:
         raise CorpusExists(f"corpus {name!r} already exists", "another build created it; use --replace") from None
+    except psycopg.errors.LockNotAvailable:
+        raise _in_use(name) from None
     finally:
         raw.close()
     return get_corpus(engine, name)
@@ -90,6 +92,7 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
 
 def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: bool, params: dict[str, Any],
                  rep_cap: int) -> tuple[int, int]:
+    _limit_lock_wait(conn)
     old = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
     if old is not None:
         if not replace:
@@ -108,6 +111,19 @@ def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: boo
         (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
     ).fetchone()[0]  # type: ignore[index]
     return corpus_id, shard_id
+
+
+LOCK_TIMEOUT = "15s"
+
+
+def _limit_lock_wait(conn: psycopg.Connection) -> None:
+    """Replacing or dropping a corpus needs exclusive locks; fail after a while instead of hanging behind readers."""
+    conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+
+
+def _in_use(name: str) -> CorpusInUse:
+    return CorpusInUse(f"corpus {name!r} is in use by another session",
+                       f"waited {LOCK_TIMEOUT} for its lock; try again when it is idle")
 
 
 def _delete(conn: psycopg.Connection, corpus_id: int) -> None:
@@ -183,11 +199,14 @@ def drop_corpus(engine: Engine, name: str) -> None:
     try:
         conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
         with conn.transaction():
+            _limit_lock_wait(conn)
             row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
             if row is None:
                 raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
             _delete(conn, row[0])
         raw.commit()
+    except psycopg.errors.LockNotAvailable:
+        raise _in_use(name) from None
     finally:
         raw.close()
 

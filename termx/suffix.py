@@ -60,9 +60,3 @@ def _lcp_kasai(tokens, sa):  # type: ignore[no-untyped-def]
         else:
             h = 0
     return lcp
-
-
-def suffix_lengths(sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray, doc_of: np.ndarray) -> np.ndarray:
-    """Tokens from each ranked suffix's start to its document end (the SIL of a trivial class)."""
-    docs = doc_of[sa]
-    return (doc_start[docs] + doc_len[docs] - sa).astype(np.int32)

@@ -164,3 +164,19 @@ def _corpora(url: str):  # type: ignore[no-untyped-def]
 
 def get_corpus_docs(url: str, name: str) -> int:
     return get_corpus(get_engine(url), name).documents
+
+
+def test_drop_of_a_corpus_in_use_fails_fast(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A reader holding the class partition makes drop/replace fail with a clear error instead of hanging."""
+    name = _name()
+    index_documents(engine, name, [Document("a", "some text some text")])
+    monkeypatch.setattr(store, "LOCK_TIMEOUT", "200ms")
+    with engine.connect() as reader:
+        shard = reader.execute(sa.text("SELECT s.id FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
+                                       "WHERE c.name = :n"), {"n": name}).scalar_one()
+        reader.execute(sa.text(f"SELECT count(*) FROM termx.class_{int(shard)}"))  # holds ACCESS SHARE
+        with pytest.raises(store.CorpusInUse):
+            store.drop_corpus(engine, name)
+        with pytest.raises(store.CorpusInUse):
+            index_documents(engine, name, [Document("b", "other")], replace=True)
+    store.drop_corpus(engine, name)
