@@ -45,13 +45,13 @@ from psycopg import sql
 
 from termx import docfreq
 from termx.build import Shard, build_shard
-from termx.classes import Classes, _walk
+from termx.classes import Classes, _walk, trivial_class_count
 from termx.copyrows import class_rows
 from termx.docfreq import _find
 from termx.errors import CorpusNotFound
 from termx.ingest import Document, read_documents
 from termx.progress import Progress, Silent, Timings
-from termx.suffix import clipped_lcp, doc_of_position, suffix_array, suffix_lengths
+from termx.suffix import clipped_lcp, doc_of_position, suffix_array
 from termx.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
 
 DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "en"))
@@ -195,20 +195,6 @@ def _bounding_lcp(lcp, ci, cj):  # type: ignore[no-untyped-def]
     return out
 
 
-@nb.njit(cache=True)
-def _trivial_classes(lcp, sa, doc_of_rank, doc_start, doc_len):  # type: ignore[no-untyped-def]
-    """Valid trivial classes, with each suffix's length computed on the fly (no N-sized temporaries)."""
-    count = 0
-    prev = 0
-    for w in range(len(sa)):
-        d = doc_of_rank[w]
-        length = doc_start[d] + doc_len[d] - sa[w]
-        if max(prev, lcp[w]) < length:
-            count += 1
-        prev = lcp[w]
-    return count
-
-
 CHAIN_BLOCK = 4096
 
 
@@ -293,7 +279,7 @@ def proposed_build(documents: Sequence[Document], unit: Unit, max_k: int = 4, pr
     with timings.stage("classes", progress):
         classes = proposed_classes(lcp)
         doc_of_rank = doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens))[sa]
-        trivial = _trivial_classes(lcp, sa, doc_of_rank, ta.doc_start, ta.doc_len)
+        trivial = trivial_class_count(lcp, sa, doc_of_rank, ta.doc_start, ta.doc_len)
     with timings.stage("df_k", progress):
         neighbor = docfreq.neighbors(doc_of_rank, n_docs)
         del doc_of_rank
@@ -565,11 +551,9 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     classes = step("classes: enumerate_classes (2 walks + LBL)", lambda: _classes_termx(lcp))
     step("classes: enumerate (proposed LBL kernel)", lambda: proposed_classes(lcp))
     doc_of = step("classes: doc_of_position", lambda: doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens)))
-    lengths = step("classes: suffix_lengths", lambda: suffix_lengths(sa, ta.doc_start, ta.doc_len, doc_of))
-    step("classes: trivial_class_count", lambda: _trivial_termx(lcp, lengths))
-    dor = step("doc_of[sa] (termx gathers it twice)", lambda: doc_of[sa])
-    step("classes: trivial count (proposed fused kernel)",
-         lambda: _trivial_classes(lcp, sa, dor, ta.doc_start, ta.doc_len))
+    dor = step("doc_of[sa]", lambda: doc_of[sa])
+    step("classes: trivial_class_count (fused kernel)",
+         lambda: trivial_class_count(lcp, sa, dor, ta.doc_start, ta.doc_len))
     neighbor = step("df_k: neighbors", lambda: docfreq.neighbors(dor, len(docs)))
     step("df_k: cdf walk, kmax=1 (freq only: the walk without neighbor chains)",
          lambda: docfreq.cdf(lcp, classes, neighbor, 1))
@@ -587,12 +571,6 @@ def _classes_termx(lcp: np.ndarray) -> Classes:
     from termx.classes import enumerate_classes
 
     return enumerate_classes(lcp)
-
-
-def _trivial_termx(lcp: np.ndarray, lengths: np.ndarray) -> int:
-    from termx.classes import trivial_class_count
-
-    return trivial_class_count(lcp, lengths)
 
 
 def work_alphabet(size: float | None, repeats: int) -> dict[str, Any]:
