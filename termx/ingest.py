@@ -25,7 +25,7 @@ class OnInvalid(str, Enum):
     """What to do with bytes that are not valid UTF-8."""
 
     reject = "reject"    # stop with the file and byte offset
-    replace = "replace"  # substitute U+FFFD and count the replacements
+    substitute = "replace"  # substitute U+FFFD and count the replacements
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,7 @@ def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
         copy.set_types(["int4", "text", "text", "int8", "int4", "bytea"])
         for name, arr in arrays.items():
             arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
-            data = memoryview(arr).cast("B")
+            data = arr.data.cast("B")
             for chunk, at in enumerate(range(0, max(len(data), 1), ARRAY_CHUNK_BYTES)):
                 copy.write_row((shard_id, name, arr.dtype.str, len(arr), chunk,
                                 bytes(data[at: at + ARRAY_CHUNK_BYTES])))

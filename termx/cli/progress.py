@@ -8,6 +8,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
@@ -21,7 +22,7 @@ class RichProgress:
         self._enabled = enabled and console.is_terminal
         self._bar = Progress(SpinnerColumn(), TextColumn("{task.description:<16}"), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=False)
-        self._task: int | None = None
+        self._task: TaskID | None = None
 
     def __enter__(self) -> RichProgress:
         if self._enabled:

@@ -1,0 +1,44 @@
+"""termx: substring statistics (freq, df_k, adaptation) for every substring of a corpus, in PostgreSQL.
+
+The library API is re-exported here and imported lazily, so `termx --help` stays fast:
+
+    from termx import get_engine, index_paths, load_index, stats
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "get_engine": "termx.db",
+    "index_paths": "termx.indexer",
+    "index_documents": "termx.indexer",
+    "read_documents": "termx.ingest",
+    "Document": "termx.ingest",
+    "Unit": "termx.units",
+    "build_shard": "termx.build",
+    "list_corpora": "termx.store",
+    "get_corpus": "termx.store",
+    "drop_corpus": "termx.store",
+    "load_index": "termx.loaded",
+    "LoadedIndex": "termx.loaded",
+    "stats": "termx.lookup",
+    "concordance": "termx.lookup",
+    "find_class": "termx.lookup",
+    "extract_terms": "termx.terms",
+    "Segmenter": "termx.wordbreak",
+    "run_whitespace": "termx.whitespace",
+    "TermxError": "termx.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines `name` on first use."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'termx' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
