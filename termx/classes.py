@@ -32,8 +32,17 @@ def enumerate_classes(lcp: np.ndarray) -> Classes:
     out = [np.empty(n, dtype=np.int32) for _ in range(3)]
     _walk(lcp, depth, out[0], out[1], out[2], False)
     i, j, sil = out
-    lbl = np.maximum(np.where(i > 0, lcp[np.maximum(i - 1, 0)], 0), lcp[j]).astype(np.int32)
-    return Classes(i, j, lbl, sil)
+    return Classes(i, j, _bounding_lcp(lcp, i, j), sil)
+
+
+@nb.njit(cache=True)
+def _bounding_lcp(lcp, ci, cj):  # type: ignore[no-untyped-def]
+    """LBL = max(LCP[i-1], LCP[j]) of every class, without N-sized temporaries."""
+    out = np.empty(len(ci), dtype=np.int32)
+    for m in range(len(ci)):
+        left = lcp[ci[m] - 1] if ci[m] > 0 else 0
+        out[m] = max(left, lcp[cj[m]])
+    return out
 
 
 @nb.njit(cache=True)

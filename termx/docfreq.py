@@ -58,37 +58,52 @@ def _find(st_start, sp, p):  # type: ignore[no-untyped-def]
     return lo
 
 
+CHAIN_BLOCK = 4096  # ranks whose neighbor chains are gathered before they are walked
+
+
 @nb.njit(cache=True)
 def _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out):  # type: ignore[no-untyped-def]
     """Replays classes._walk; each rank adds 1 per k to the deepest frame holding neighbor^(k-1)[w],
-    and a popped frame hands its counts to its parent: O(N * (k + log depth))."""
+    and a popped frame hands its counts to its parent: O(N * (k + log depth)).
+
+    neighbor^(k-1) of a block of ranks is gathered level by level first, so the random loads into
+    `neighbor` are independent and overlap instead of forming one dependent chain per rank (about 2x)."""
+    n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)
     st_sil = np.zeros(depth + 1, dtype=np.int32)
     counts = np.zeros((depth + 1, kmax, n_buckets), dtype=np.int32)
+    chain = np.empty((kmax, CHAIN_BLOCK), dtype=np.int32)
     st_sil[0] = -1
     sp = 0
     m = 0
-    for w in range(len(lcp)):
-        h = lcp[w]
-        if h > st_sil[sp]:
-            sp += 1
-            st_start[sp] = w
-            st_sil[sp] = h
-            counts[sp, :, :] = 0
-        b = bucket[w]
-        p = w
-        for k in range(kmax):
-            if k > 0:
-                p = neighbor[p]
+    for b0 in range(0, n, CHAIN_BLOCK):
+        b1 = min(n, b0 + CHAIN_BLOCK)
+        for w in range(b0, b1):
+            chain[0, w - b0] = w
+        for k in range(1, kmax):
+            for x in range(b1 - b0):
+                p = chain[k - 1, x]
+                chain[k, x] = neighbor[p] if p >= 0 else -1
+        for w in range(b0, b1):
+            h = lcp[w]
+            if h > st_sil[sp]:
+                sp += 1
+                st_start[sp] = w
+                st_sil[sp] = h
+                counts[sp, :, :] = 0
+            b = bucket[w]
+            counts[sp, 0, b] += 1  # neighbor^0[w] = w lies in the top frame
+            for k in range(1, kmax):
+                p = chain[k, w - b0]
                 if p < 0:
                     break
-            counts[_find(st_start, sp, p), k, b] += 1
-        while h < st_sil[sp]:
-            out[m, :, :] = counts[sp, :, :]
-            m += 1
-            if h <= st_sil[sp - 1]:
-                counts[sp - 1, :, :] += counts[sp, :, :]
-                sp -= 1
-            else:
-                st_sil[sp] = h
+                counts[_find(st_start, sp, p), k, b] += 1
+            while h < st_sil[sp]:
+                out[m, :, :] = counts[sp, :, :]
+                m += 1
+                if h <= st_sil[sp - 1]:
+                    counts[sp - 1, :, :] += counts[sp, :, :]
+                    sp -= 1
+                else:
+                    st_sil[sp] = h
     return m
