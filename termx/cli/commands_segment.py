@@ -151,6 +151,18 @@ def whitespace(
     results: Annotated[Path | None, typer.Option("--results", help="Write <scorer>.jsonl per-document records "
                                                  "for termx compare here.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus of that name.")] = False,
+    tbl: Annotated[bool, typer.Option("--tbl", help="Also correct each scorer with Brill's TBL, trained on its "
+                                      "output for context documents (never evaluated ones): adds "
+                                      "<scorer>+tbl rows and paired tests; models stored as "
+                                      "whitespace-<run_id>-<scorer>.")] = False,
+    tbl_train_chars: Annotated[int | None, typer.Option("--tbl-train-chars", min=1, help="With --tbl: characters "
+                                                        "of context documents to train on, sampled with a fixed "
+                                                        "seed. Default 300000.")] = None,
+    tbl_min_score: Annotated[int | None, typer.Option("--tbl-min-score", min=1, help="With --tbl: stop when the "
+                                                      "best rule fixes fewer than this many more errors than it "
+                                                      "makes. Default 2.")] = None,
+    tbl_max_rules: Annotated[int | None, typer.Option("--tbl-max-rules", min=1, help="With --tbl: learn at most "
+                                                      "this many rules. Default: no limit.")] = None,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table: one row per scorer; json: the whole "
@@ -159,16 +171,25 @@ def whitespace(
     """The white space recovery experiment: delete the spaces, index, segment, score against the spacing."""
     from termx.db import get_engine
     from termx.ingest import read_documents
-    from termx.whitespace import run_whitespace
+    from termx.whitespace import TblSettings, run_whitespace
 
     chosen = _scorers(scorers)
     options = _options(param, chosen)
+    tbl_flags = {"--tbl-train-chars": tbl_train_chars, "--tbl-min-score": tbl_min_score,
+                 "--tbl-max-rules": tbl_max_rules}
+    unused = [flag for flag, value in tbl_flags.items() if value is not None]
+    if unused and not tbl:
+        raise InputError(f"{', '.join(unused)} needs --tbl", "add --tbl to train and apply the TBL correctors")
+    defaults = TblSettings()
+    settings = TblSettings(tbl_train_chars or defaults.train_chars, tbl_min_score or defaults.min_score,
+                           tbl_max_rules) if tbl else None
     engine = get_engine(db)
     docs, _ = read_documents(paths, input_mode)
     with RichProgress(enabled=not quiet) as progress:
         report = run_whitespace(engine, docs, corpus, unit=unit, scorers=chosen, eval_docs=eval_docs,
                                 condition=condition, lines_per_doc=lines_per_doc, max_len=max_len,
-                                results_dir=results, replace=replace, options=options, progress=progress)
+                                results_dir=results, replace=replace, options=options, progress=progress,
+                                tbl=settings)
     if fmt is Format.json:
         emit(to_json(report.as_dict()))
         return
@@ -179,3 +200,7 @@ def whitespace(
     title = (f"run {report.run_id}: {report.eval_documents} documents scored ({report.characters} characters), "
              f"{report.context_documents} context, condition {report.condition}")
     emit(render(rows, fmt, title=title if fmt is Format.table else None))
+    if report.tbl and fmt is Format.table:
+        emit(render([t.row() for t in report.tbl], fmt,
+                    title="TBL: boundary F1 before/after; sign test and Wilcoxon over documents "
+                          "(boundary-decision error rate)"))
