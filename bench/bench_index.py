@@ -44,10 +44,9 @@ import pydivsufsort
 from psycopg import sql
 
 from termx import docfreq
-from termx.build import Shard, build_shard
+from termx.build import Shard, build_shard, class_statistics
 from termx.classes import Classes, _walk, trivial_class_count
 from termx.copyrows import class_rows
-from termx.docfreq import _find
 from termx.errors import CorpusNotFound
 from termx.ingest import Document, read_documents
 from termx.progress import Progress, Silent, Timings
@@ -185,107 +184,18 @@ def proposed_tokenize(texts: Sequence[str], unit: Unit) -> TokenArray:
     return TokenArray(unit, tokens, (seps - lengths).astype(np.int64), lengths.astype(np.int64), vocab)
 
 
-@nb.njit(cache=True)
-def _bounding_lcp(lcp, ci, cj):  # type: ignore[no-untyped-def]
-    """LBL of every class without NumPy temporaries."""
-    out = np.empty(len(ci), dtype=np.int32)
-    for m in range(len(ci)):
-        left = lcp[ci[m] - 1] if ci[m] > 0 else 0
-        out[m] = max(left, lcp[cj[m]])
-    return out
-
-
-CHAIN_BLOCK = 4096
-
-
-@nb.njit(cache=True)
-def _df_walk_blocked(lcp, neighbor, max_k, depth, out):  # type: ignore[no-untyped-def]
-    """termx.docfreq._cdf_walk for one bucket, changed in two ways: neighbor^k of a block of ranks is gathered
-    level by level before the block is walked, so the random loads into `neighbor` are independent and overlap
-    instead of forming one dependent chain per rank; and a popped class writes df_k = cdf_k - cdf_(k+1) straight
-    into `out` (classes, max_k), so no (classes, max_k + 1) cdf array is allocated."""
-    n = len(lcp)
-    kmax = max_k + 1
-    st_start = np.zeros(depth + 1, dtype=np.int32)
-    st_sil = np.zeros(depth + 1, dtype=np.int32)
-    counts = np.zeros((depth + 1, kmax), dtype=np.int32)
-    chain = np.empty((kmax, CHAIN_BLOCK), dtype=np.int32)
-    st_sil[0] = -1
-    sp = 0
-    m = 0
-    for b0 in range(0, n, CHAIN_BLOCK):
-        b1 = min(n, b0 + CHAIN_BLOCK)
-        for w in range(b0, b1):
-            chain[0, w - b0] = w
-        for k in range(1, kmax):
-            for x in range(b1 - b0):
-                p = chain[k - 1, x]
-                chain[k, x] = neighbor[p] if p >= 0 else -1
-        for w in range(b0, b1):
-            h = lcp[w]
-            if h > st_sil[sp]:
-                sp += 1
-                st_start[sp] = w
-                st_sil[sp] = h
-                counts[sp, :] = 0
-            counts[sp, 0] += 1   # the top frame always starts at or before w
-            for k in range(1, kmax):
-                p = chain[k, w - b0]
-                if p < 0:
-                    break
-                counts[_find(st_start, sp, p), k] += 1
-            while h < st_sil[sp]:
-                for k in range(max_k):
-                    out[m, k] = counts[sp, k] - counts[sp, k + 1]
-                m += 1
-                if h <= st_sil[sp - 1]:
-                    counts[sp - 1, :] += counts[sp, :]
-                    sp -= 1
-                else:
-                    st_sil[sp] = h
-    return m
-
-
-def proposed_df(lcp: np.ndarray, n_classes: int, neighbor: np.ndarray, max_k: int) -> np.ndarray:
-    """df_1..df_K of every class in walk order (classes, K) int32, from the blocked walk."""
-    out = np.empty((n_classes, max_k), dtype=np.int32)
-    _df_walk_blocked(lcp, neighbor, max_k, int(lcp.max()) + 2 if len(lcp) else 2, out)
-    return out
-
-
-def proposed_classes(lcp: np.ndarray) -> Classes:
-    """termx.classes.enumerate_classes with LBL from one kernel instead of five NumPy temporaries."""
-    depth = int(lcp.max()) + 2 if len(lcp) else 2
-    empty = np.empty(0, np.int32)
-    n = _walk(lcp, depth, empty, empty, empty, True)
-    i, j, sil = (np.empty(n, dtype=np.int32) for _ in range(3))
-    _walk(lcp, depth, i, j, sil, False)
-    return Classes(i, j, _bounding_lcp(lcp, i, j), sil)
-
-
 def proposed_build(documents: Sequence[Document], unit: Unit, max_k: int = 4, progress: Progress | None = None,
                    timings: Timings | None = None) -> Shard:
-    """build_shard with the proposed fixes: doc_of[sa] gathered once and shared by the trivial count and
-    neighbors, fused kernels instead of N-sized temporaries, blocked neighbor chains, df written by the walk."""
+    """build_shard with the proposed word tokenizer (the other prototyped fixes — one doc_of[sa] gather, fused
+    trivial count and LBL kernels, blocked neighbor chains — are in termx now)."""
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("tokenize", progress):
         ta = proposed_tokenize([d.text for d in documents], unit)
-    n_docs = len(documents)
     with timings.stage("suffix array", progress):
-        sa = suffix_array(ta.tokens, n_docs)
-    with timings.stage("lcp", progress):
-        lcp = clipped_lcp(ta.tokens, sa)
-    with timings.stage("classes", progress):
-        classes = proposed_classes(lcp)
-        doc_of_rank = doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens))[sa]
-        trivial = trivial_class_count(lcp, sa, doc_of_rank, ta.doc_start, ta.doc_len)
-    with timings.stage("df_k", progress):
-        neighbor = docfreq.neighbors(doc_of_rank, n_docs)
-        del doc_of_rank
-        df = proposed_df(lcp, len(classes), neighbor, max_k)
-        del neighbor
-    return Shard(documents, ta, sa, classes, df, trivial, max_k, timings)
+        sa = suffix_array(ta.tokens, len(documents))
+    stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings)
+    return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -549,7 +459,6 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     empty = np.empty(0, np.int32)
     step("classes: walk (count pass)", lambda: _walk(lcp, depth, empty, empty, empty, True))
     classes = step("classes: enumerate_classes (2 walks + LBL)", lambda: _classes_termx(lcp))
-    step("classes: enumerate (proposed LBL kernel)", lambda: proposed_classes(lcp))
     doc_of = step("classes: doc_of_position", lambda: doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens)))
     dor = step("doc_of[sa]", lambda: doc_of[sa])
     step("classes: trivial_class_count (fused kernel)",
@@ -557,14 +466,10 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     neighbor = step("df_k: neighbors", lambda: docfreq.neighbors(dor, len(docs)))
     step("df_k: cdf walk, kmax=1 (freq only: the walk without neighbor chains)",
          lambda: docfreq.cdf(lcp, classes, neighbor, 1))
-    same = True
     for max_k in (1, 4):
-        df = step(f"df_k: cdf walk + document_frequencies, K={max_k}",
-                  lambda max_k=max_k: docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1)))
-        mine = step(f"df_k: blocked df walk (proposed), K={max_k}",
-                    lambda max_k=max_k: proposed_df(lcp, len(classes), neighbor, max_k))
-        same = same and np.array_equal(df, mine)
-    return {"steps": steps, "blocked_df_equal": bool(same), "tokens": int(len(sa)), "classes": len(classes)}
+        step(f"df_k: cdf walk + document_frequencies, K={max_k}",
+             lambda max_k=max_k: docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1)))
+    return {"steps": steps, "tokens": int(len(sa)), "classes": len(classes)}
 
 
 def _classes_termx(lcp: np.ndarray) -> Classes:
@@ -854,7 +759,7 @@ def report(res: dict[str, Any]) -> str:
     for p in res["profile"]:
         rows = [[k, v] for k, v in p["steps"].items()]
         out.append(table(f"Profile of the build steps, {p['unit']} {_label(p['size'])} ({p['tokens']:,} tokens, "
-                         f"{p['classes']:,} classes; blocked df equal: {p['blocked_df_equal']})",
+                         f"{p['classes']:,} classes)",
                          ["step", "seconds"], rows))
     out.append(f"machine: {res['machine']}\n")
     return "\n".join(out)
