@@ -3,15 +3,15 @@
 On prefixes of reuters21578.jsonl + manpages.jsonl (1, 5, 10 MB of UTF-8 text and all of it) for unit byte and
 word, each configuration in a fresh subprocess:
 
-- build: seconds per stage of termx.build.build_shard, and the whole in-memory build (tokenize .. df_k) as a ratio
+- build: seconds per stage of termx.index.build.build_shard, and the whole in-memory build (tokenize .. df_k) as a ratio
   to raw pydivsufsort.divsufsort + pydivsufsort.kasai on the same token array, timed in the same process
   (best of --repeats, build and reference alternating). Peak memory is peak RSS (VmHWM, reset through
   /proc/self/clear_refs before each stage) minus the RSS after reading the input and a warm-up build, per token.
 - proposed: the same build with the fixes proposed in bench/README.md (prototyped here, termx/ untouched), checked
   equal to the termx build on the first size.
-- store: termx.store.save_corpus into a scratch database on the --db server (dropped after); its "store classes"
+- store: termx.storage.store.save_corpus into a scratch database on the --db server (dropped after); its "store classes"
   stage in class rows/s next to a plain server-side `COPY ... FROM 'file'` (and a client-side stream of the same
-  file, as psql \\copy does) of the identical binary COPY stream (termx.copyrows.class_rows) into an identical
+  file, as psql \\copy does) of the identical binary COPY stream (termx.storage.copyrows.class_rows) into an identical
   fresh table, in a transaction that is rolled back; index creation timed separately.
 - alphabet: the suffix array of word ids by pydivsufsort on int32, on uint16, on ids packed big-endian into the
   fewest bytes, and by a numba SA-IS over the integer alphabet (prototype), all checked equal.
@@ -43,15 +43,15 @@ import psycopg
 import pydivsufsort
 from psycopg import sql
 
-from termx import docfreq
-from termx.build import Shard, build_shard, class_statistics
-from termx.classes import Classes, _walk, trivial_class_count
-from termx.copyrows import class_rows
 from termx.errors import CorpusNotFound
-from termx.ingest import Document, read_documents
+from termx.index import docfreq
+from termx.index.build import Shard, build_shard, class_statistics
+from termx.index.classes import Classes, _walk, trivial_class_count
+from termx.index.ingest import Document, read_documents
+from termx.index.suffix import clipped_lcp, doc_of_position, suffix_array
+from termx.index.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
 from termx.progress import Progress, Silent, Timings
-from termx.suffix import clipped_lcp, doc_of_position, suffix_array
-from termx.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
+from termx.storage.copyrows import class_rows
 
 DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "en"))
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")
@@ -161,7 +161,7 @@ def reference_sa_lcp(tokens: np.ndarray) -> tuple[float, float]:
 
 
 def proposed_tokenize(texts: Sequence[str], unit: Unit) -> TokenArray:
-    """termx.units.tokenize, with word ids assigned at C speed: one regex pass per chunk of documents joined by
+    """termx.index.units.tokenize, with word ids assigned at C speed: one regex pass per chunk of documents joined by
     NUL (NUL is a token of its own and the smallest string, so sorting the vocabulary maps it to separator 0)."""
     if unit is not Unit.word:
         return tokenize(texts, unit)
@@ -473,7 +473,7 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
 
 
 def _classes_termx(lcp: np.ndarray) -> Classes:
-    from termx.classes import enumerate_classes
+    from termx.index.classes import enumerate_classes
 
     return enumerate_classes(lcp)
 
@@ -511,8 +511,8 @@ def work_store(size: float | None, unit: Unit, db_url: str) -> dict[str, Any]:
     """save_corpus stage seconds, and a plain COPY of the same class rows from a file, into the same server."""
     from sqlalchemy import create_engine
 
-    from termx.db import resolve_url
-    from termx.store import drop_corpus, save_corpus
+    from termx.storage.db import resolve_url
+    from termx.storage.store import drop_corpus, save_corpus
 
     docs = load_documents(size)
     shard = build_shard(docs, unit)
@@ -598,7 +598,7 @@ def scratch_database(server_url: str) -> Iterator[str]:
     from other users of the server: their open transactions on termx.class would block dropping a partition."""
     from sqlalchemy import create_engine
 
-    from termx.db import resolve_url, upgrade
+    from termx.storage.db import resolve_url, upgrade
 
     server = resolve_url(server_url)
     name = f"termx_bench_{os.getpid()}"
@@ -684,8 +684,8 @@ def report(res: dict[str, Any]) -> str:
             continue
         rows.append([f"{b['unit']} {_label(b['size'])}", b["tokens"], *(b["stages"][s] for s in STAGES),
                      b["build_seconds"], b["ref_sa"], b["ref_lcp"], f"{b['build_seconds'] / b['ref_seconds']:.2f}x"])
-    out.append(table("Build seconds per stage (termx.build.build_shard, best of repeats) vs raw divsufsort + kasai "
-                     "on the same tokens (target <= 3x)",
+    out.append(table("Build seconds per stage (termx.index.build.build_shard, best of repeats) vs raw divsufsort "
+                     "+ kasai on the same tokens (target <= 3x)",
                      ["corpus", "tokens", *STAGES, "build", "ref SA", "ref LCP", "build/ref"], rows))
     rows = []
     for b in builds:

@@ -24,14 +24,14 @@ from pathlib import Path
 
 import psycopg
 
-from termx.db import get_engine
 from termx.errors import CorpusNotFound
-from termx.indexer import index_documents
-from termx.ingest import read_documents
-from termx.loaded import load_index
+from termx.index.indexer import index_documents
+from termx.index.ingest import read_documents
+from termx.index.units import Unit
 from termx.lookup import concordance, stats
-from termx.store import get_corpus
-from termx.units import Unit
+from termx.storage.db import get_engine
+from termx.storage.loaded import load_index
+from termx.storage.store import get_corpus
 
 DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "en"))
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")

@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
+from termx.cli.output import render
 from termx.evaluation import compare, pair_records, read_records
-from termx.ingest import Document
-from termx.loaded import load_index
-from termx.output import render
-from termx.store import drop_corpus, list_corpora
-from termx.units import Unit
-from termx.whitespace import Condition, WhitespaceReport, gold_words, letter_change_words, run_whitespace
+from termx.experiments.whitespace import Condition, WhitespaceReport, gold_words, letter_change_words, run_whitespace
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.storage.loaded import load_index
+from termx.storage.store import drop_corpus, list_corpora
 from termx.wordbreak import Scorer, Segmenter
 
 DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -186,7 +186,7 @@ def main() -> None:
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--only", choices=["reuters", "pku", "ja"], action="append")
     args = parser.parse_args()
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
 
     engine = get_engine(args.db)
     RESULTS.mkdir(exist_ok=True)

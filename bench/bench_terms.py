@@ -45,14 +45,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from termx.db import get_engine
 from termx.errors import CorpusNotFound
 from termx.evaluation.paired import mcnemar, sign_test
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.store import get_corpus
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.storage.db import get_engine
+from termx.storage.store import get_corpus
 from termx.terms import Ranking, ensure_candidates, extract_terms
-from termx.units import Unit
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"

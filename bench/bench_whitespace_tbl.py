@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from termx.ingest import Document
-from termx.output import render
-from termx.store import drop_corpus, list_corpora
-from termx.whitespace import TblSettings, run_whitespace
+from termx.cli.output import render
+from termx.experiments.whitespace import TblSettings, run_whitespace
+from termx.index.ingest import Document
+from termx.storage.store import drop_corpus, list_corpora
 from termx.wordbreak import Scorer
 
 DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -46,7 +46,7 @@ def main() -> None:
                         help="training budgets to measure, one whitespace run each")
     parser.add_argument("--max-rules", type=int, default=None)
     args = parser.parse_args()
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
 
     engine = get_engine(args.db)
     docs = reuters_documents()

@@ -1,10 +1,10 @@
-"""Alembic environment: the engine comes from termx.db (cfg.attributes["engine"]), never from an ini file."""
+"""Alembic environment: the engine comes from termx.storage.db (cfg.attributes["engine"]), never from an ini file."""
 
 from __future__ import annotations
 
 from alembic import context
 
-from termx.db import SCHEMA
+from termx.storage.db import SCHEMA
 
 engine = context.config.attributes["engine"]
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from termx.copyrows import REP_MAX_BYTES
 from termx.errors import InputError, PatternError
-from termx.loaded import LoadedIndex
-from termx.units import Unit, split_words
+from termx.index.units import Unit, split_words
+from termx.storage.copyrows import REP_MAX_BYTES
+from termx.storage.loaded import LoadedIndex
 
 STATS_FIELDS = ("pattern", "freq", "df", "adaptation", "poisson_adaptation", "ridf", "i", "j", "lbl", "sil",
                 "shortest", "longest")

@@ -22,10 +22,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusNotFound, InputError, TermxError
-from termx.loaded import LoadedIndex, load_index
+from termx.index.units import WORD_RE, Unit
 from termx.progress import Progress, Silent, Timings
-from termx.store import get_corpus
-from termx.units import WORD_RE, Unit
+from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.store import get_corpus
 
 CANDIDATE_RULES = 1        # bump when the rules change: stored candidate sets of older rules are rebuilt
 SPACED_FRACTION = 0.05     # byte/char text whose tokens are at least 5 % spaces is "spaced" (words between spaces)
@@ -548,7 +548,7 @@ def extract_terms(engine: Engine, corpus: str, rank: Ranking | str = Ranking.ada
     Filters: df_1 >= min_df and min_len <= length in tokens <= max_len. Ties: score, then freq, descending,
     then term in C collation.
     """
-    from termx.sqlfiles import run_sql
+    from termx.storage.sqlfiles import run_sql
 
     rank = Ranking(rank)
     info = get_corpus(engine, corpus)

@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.db import get_engine, resolve_url
+from termx.storage.db import get_engine, resolve_url
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from termx.units import Unit, split_words
+from termx.index.units import Unit, split_words
 
 
 def token_lists(texts: list[str], unit: Unit) -> list[list[object]]:

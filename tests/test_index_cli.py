@@ -10,12 +10,12 @@ import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
-from termx import store
 from termx.cli import app
-from termx.db import get_engine
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.store import get_corpus, list_corpora
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.storage import store
+from termx.storage.db import get_engine
+from termx.storage.store import get_corpus, list_corpora
 
 runner = CliRunner()
 

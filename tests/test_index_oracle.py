@@ -9,10 +9,10 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.loaded import LoadedIndex, load_index
-from termx.units import Unit
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.storage.loaded import LoadedIndex, load_index
 
 from .oracle import brute_classes, df_k, substring_occurrences, token_lists
 

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from termx.errors import PatternError
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.loaded import LoadedIndex, load_index
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
 from termx.lookup import (
     STATS_FIELDS,
     class_members,
@@ -24,7 +24,7 @@ from termx.lookup import (
     ridf,
     stats,
 )
-from termx.units import Unit
+from termx.storage.loaded import LoadedIndex, load_index
 
 from .oracle import brute_classes, df_k, substring_occurrences, token_lists
 
@@ -237,7 +237,7 @@ def test_bad_patterns(engine, unit: Unit) -> None:  # type: ignore[no-untyped-de
 
 
 def test_sql_word_split_is_the_indexers(engine) -> None:  # type: ignore[no-untyped-def]
-    from termx.units import split_words
+    from termx.index.units import split_words
 
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=30))

@@ -6,7 +6,7 @@ import uuid
 
 import sqlalchemy as sa
 
-from termx.db import current, downgrade, heads, resolve_url, upgrade
+from termx.storage.db import current, downgrade, heads, resolve_url, upgrade
 
 
 def test_upgrade_downgrade_upgrade(database_url: str) -> None:

@@ -13,15 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from termx.build import build_shard
 from termx.cli import app
 from termx.errors import InputError
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.loaded import LoadedIndex, load_index
-from termx.store import CorpusInfo
-from termx.suffix import clipped_lcp
-from termx.units import Unit
+from termx.index.build import build_shard
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.suffix import clipped_lcp
+from termx.index.units import Unit
+from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.store import CorpusInfo
 from termx.wordbreak import (
     ABSENT,
     TRIVIAL,

@@ -12,14 +12,14 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.db import downgrade, get_engine, upgrade
 from termx.errors import CorpusNotFound, InputError, PatternError
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.loaded import LoadedIndex, load_index
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
 from termx.lookup import adaptation, concordance, member, stats
-from termx.sqlfiles import _strip_comments, list_sql, load_sql, run_sql, sql_dir
-from termx.units import Unit
+from termx.storage.db import downgrade, get_engine, upgrade
+from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.sqlfiles import _strip_comments, list_sql, load_sql, run_sql, sql_dir
 
 TEXTS = ["the cat sat on the mat", "the cat ate the rat the end", "a mat, a cat", "the the the"]
 

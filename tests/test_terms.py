@@ -15,10 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from termx.errors import CorpusNotFound, InputError
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.loaded import load_index
-from termx.store import drop_corpus
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit, tokenize
+from termx.storage.loaded import load_index
+from termx.storage.store import drop_corpus
 from termx.terms import (
     NULL_BINS,
     STOP_WORDS,
@@ -28,7 +29,6 @@ from termx.terms import (
     poisson_null_adaptation,
     save_terms,
 )
-from termx.units import Unit, tokenize
 
 KMAX = 4
 WORD_CHARS = re.compile(r"\w")

@@ -11,12 +11,9 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.db import resolve_url, upgrade
 from termx.errors import CorpusExists, InputError
 from termx.evaluation import pair_records, read_records, sign_test
-from termx.ingest import Document
-from termx.units import Unit
-from termx.whitespace import (
+from termx.experiments.whitespace import (
     Condition,
     gold_words,
     letter_change_words,
@@ -24,6 +21,9 @@ from termx.whitespace import (
     spaced_documents,
     stored_scores,
 )
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.storage.db import resolve_url, upgrade
 from termx.wordbreak import Scorer
 
 runner = CliRunner()
@@ -181,7 +181,7 @@ def test_cli_params_reach_the_scorers(db_env: str, engine, tmp_path) -> None:  #
 def test_migration_downgrades_cleanly(database_url: str) -> None:
     from alembic import command
 
-    from termx.db import _alembic_config
+    from termx.storage.db import _alembic_config
 
     server = resolve_url(database_url)
     name = f"termx_seg_mig_{uuid.uuid4().hex[:8]}"

@@ -13,15 +13,10 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.db import resolve_url, upgrade
 from termx.errors import InputError
 from termx.evaluation import compare, pair_records, read_records, segmentation_prf, segmentation_records
 from termx.evaluation.metrics import PRF
-from termx.ingest import Document
-from termx.loaded import load_index
-from termx.tbl.segmentation import correct_segmentation
-from termx.tbl.store import list_models, load_model
-from termx.whitespace import (
+from termx.experiments.whitespace import (
     Condition,
     SpacedDocument,
     TblSettings,
@@ -30,6 +25,11 @@ from termx.whitespace import (
     stored_scores,
     tbl_training_sample,
 )
+from termx.index.ingest import Document
+from termx.storage.db import resolve_url, upgrade
+from termx.storage.loaded import load_index
+from termx.tbl.segmentation import correct_segmentation
+from termx.tbl.store import list_models, load_model
 from termx.wordbreak import Scorer, Segmenter
 
 runner = CliRunner()
@@ -172,7 +172,7 @@ def test_bad_tbl_input(engine, db_env: str, tmp_path) -> None:  # type: ignore[n
 def test_migration_downgrade_removes_tbl_rows(database_url: str) -> None:
     from alembic import command
 
-    from termx.db import _alembic_config
+    from termx.storage.db import _alembic_config
 
     server = resolve_url(database_url)
     name = f"termx_tbl_mig_{uuid.uuid4().hex[:8]}"

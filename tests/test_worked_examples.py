@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from termx.build import build_shard
-from termx.ingest import Document
-from termx.units import Unit
+from termx.index.build import build_shard
+from termx.index.ingest import Document
+from termx.index.units import Unit
 
 from .oracle import brute_classes, df_k, substring_occurrences, token_lists
 

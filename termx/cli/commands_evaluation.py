@@ -10,6 +10,7 @@ import typer
 
 from termx.cli import app
 from termx.cli.options import FormatOption, emit
+from termx.cli.output import Format, render, to_json
 from termx.evaluation import (
     CompareOptions,
     compare,
@@ -21,7 +22,6 @@ from termx.evaluation import (
     sign_test_table,
     subset_table,
 )
-from termx.output import Format, render, to_json
 
 
 class Ties(Enum):

@@ -6,13 +6,13 @@ from typing import Annotated
 
 import typer
 
-from termx.build import DEFAULT_MAX_K
 from termx.cli import app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
-from termx.ingest import InputMode, OnInvalid
-from termx.output import Format, render, to_json
-from termx.units import Unit
+from termx.index.build import DEFAULT_MAX_K
+from termx.index.ingest import InputMode, OnInvalid
+from termx.index.units import Unit
 
 db_app = typer.Typer(help="Inspect or upgrade the database schema (Alembic).", no_args_is_help=True)
 app.add_typer(db_app, name="db")
@@ -48,8 +48,8 @@ def index(
                                         "stdout).")] = Format.table,
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
-    from termx.db import get_engine
-    from termx.indexer import index_paths
+    from termx.index.indexer import index_paths
+    from termx.storage.db import get_engine
 
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
@@ -63,8 +63,8 @@ def index(
 @app.command()
 def corpora(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
     """List the indexed corpora (name, unit, tokens, documents, classes, max_k)."""
-    from termx.db import get_engine
-    from termx.store import list_corpora
+    from termx.storage.db import get_engine
+    from termx.storage.store import list_corpora
 
     rows = [c.as_row() for c in list_corpora(get_engine(db))]
     emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "created_at"]))
@@ -74,8 +74,8 @@ def corpora(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
 def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbOption = None,
          quiet: QuietOption = False) -> None:
     """Delete a corpus and everything built for it."""
-    from termx.db import get_engine
-    from termx.store import drop_corpus
+    from termx.storage.db import get_engine
+    from termx.storage.store import drop_corpus
 
     drop_corpus(get_engine(db), name)
     if not quiet:
@@ -85,7 +85,7 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
 @db_app.command("upgrade")
 def db_upgrade(db: DbOption = None) -> None:
     """Migrate the schema to the newest revision (also done automatically on first use)."""
-    from termx.db import current, get_engine
+    from termx.storage.db import current, get_engine
 
     emit(" ".join(sorted(current(get_engine(db)))))
 
@@ -95,7 +95,7 @@ def db_current(db: DbOption = None) -> None:
     """Print the schema revision(s) the database is at."""
     import sqlalchemy as sa
 
-    from termx.db import current, resolve_url
+    from termx.storage.db import current, resolve_url
 
     emit(" ".join(sorted(current(sa.create_engine(resolve_url(db))))) or "(empty)")
 
@@ -107,9 +107,9 @@ def demo(
     quiet: QuietOption = False,
 ) -> None:
     """Index the docstrings of Python's standard library (on every machine) and show what termx finds."""
-    from termx.db import get_engine
-    from termx.demo import stdlib_docstrings
-    from termx.indexer import index_documents
+    from termx.experiments.demo import stdlib_docstrings
+    from termx.index.indexer import index_documents
+    from termx.storage.db import get_engine
     from termx.terms import extract_terms
 
     engine = get_engine(db)

@@ -9,7 +9,7 @@ from rich.cells import cell_len
 
 from termx.cli import app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
-from termx.output import Format, render, to_json
+from termx.cli.output import Format, render, to_json
 
 VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
 
@@ -26,8 +26,8 @@ def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
 
 
 def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
-    from termx.db import get_engine
-    from termx.loaded import load_index
+    from termx.storage.db import get_engine
+    from termx.storage.loaded import load_index
 
     return load_index(get_engine(db), corpus)
 
@@ -150,7 +150,7 @@ def sql_command(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Run an analyst query from sql/ (the same files psql users read) and format its rows."""
-    from termx.sqlfiles import list_sql, run_sql
+    from termx.storage.sqlfiles import list_sql, run_sql
 
     if list_:
         emit(render([q.as_row() for q in list_sql()], fmt, ["name", "params", "description"]))
@@ -158,7 +158,7 @@ def sql_command(
     if name is None:
         raise typer.BadParameter("give a query name or file, or --list", param_hint="NAME")
     values = _params(param or [])
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
 
     rows = run_sql(get_engine(db), name, values)
     emit(render(_visible(rows, fmt), fmt))

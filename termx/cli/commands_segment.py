@@ -12,12 +12,12 @@ import typer
 
 from termx.cli import app
 from termx.cli.options import DbOption, QuietOption, emit
+from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
-from termx.ingest import InputMode
-from termx.output import Format, render, to_json
-from termx.units import Unit
-from termx.whitespace import Condition
+from termx.experiments.whitespace import Condition
+from termx.index.ingest import InputMode
+from termx.index.units import Unit
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
@@ -108,8 +108,8 @@ def segment(
 ) -> None:
     """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
     search for the best total score. White space already in the input stays a boundary."""
-    from termx.db import get_engine
-    from termx.loaded import load_index
+    from termx.storage.db import get_engine
+    from termx.storage.loaded import load_index
     from termx.wordbreak import Segmenter
 
     options = _options(param, [scorer])[scorer.value]
@@ -169,9 +169,9 @@ def whitespace(
                                         "report with per-document scores.")] = Format.table,
 ) -> None:
     """The white space recovery experiment: delete the spaces, index, segment, score against the spacing."""
-    from termx.db import get_engine
-    from termx.ingest import read_documents
-    from termx.whitespace import TblSettings, run_whitespace
+    from termx.experiments.whitespace import TblSettings, run_whitespace
+    from termx.index.ingest import read_documents
+    from termx.storage.db import get_engine
 
     chosen = _scorers(scorers)
     options = _options(param, chosen)

@@ -8,7 +8,7 @@ import typer
 
 from termx.cli import app
 from termx.cli.options import DbOption, FormatOption, emit
-from termx.output import Format, render, to_json
+from termx.cli.output import Format, render, to_json
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
@@ -53,7 +53,7 @@ def train(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Learn rules that turn PRED into GOLD, store them, print them with training accuracy before/after."""
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
     from termx.tbl.segmentation import read_lines, train_segmentation_corrector
     from termx.tbl.store import save_model
     from termx.tbl.templates import DEFAULT_TEMPLATES, select_templates
@@ -73,7 +73,7 @@ def apply_cmd(
     db: DbOption = None,
 ) -> None:
     """Write PRED corrected by the model's rules (applied in order) to stdout."""
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
     from termx.tbl.segmentation import correct_segmentation, read_lines
     from termx.tbl.store import load_model
 
@@ -85,7 +85,7 @@ def apply_cmd(
 def rules(name: Annotated[str, typer.Argument(help="A stored model.")], db: DbOption = None,
           fmt: FormatOption = Format.table) -> None:
     """Print a stored model's rules in order, readably, with their training scores (good − bad)."""
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
     from termx.tbl.store import load_model
 
     emit(_show(name, load_model(get_engine(db), name), fmt))
@@ -94,7 +94,7 @@ def rules(name: Annotated[str, typer.Argument(help="A stored model.")], db: DbOp
 @tbl_app.command()
 def models(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
     """List the stored TBL models with their training accuracy before/after."""
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
     from termx.tbl.store import list_models
 
     emit(render(list_models(get_engine(db)), fmt,

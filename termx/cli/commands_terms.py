@@ -8,8 +8,8 @@ import typer
 
 from termx.cli import app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.output import Format, render
 from termx.cli.progress import RichProgress
-from termx.output import Format, render
 from termx.terms import Ranking
 
 COLUMNS = {Format.tsv: ["term", "score", "freq", "df"]}
@@ -46,7 +46,7 @@ def terms(
     The first run on a corpus computes its candidates and stores them in termx.candidate (and, with
     --reference, their counts in the reference corpus in termx.candidate_reference).
     """
-    from termx.db import get_engine
+    from termx.storage.db import get_engine
     from termx.terms import extract_terms, save_terms
 
     engine = get_engine(db)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from termx.output import Format
+from termx.cli.output import Format
 
 DbOption = Annotated[
     str | None,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from termx.loaded import LoadedIndex
-from termx.units import Unit
+from termx.index.units import Unit
+from termx.storage.loaded import LoadedIndex
 
 TRIVIAL = -1
 ABSENT = -2

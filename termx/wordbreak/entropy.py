@@ -23,10 +23,10 @@ from functools import cache
 import numba as nb
 import numpy as np
 
-from termx.classes import enumerate_classes
-from termx.loaded import LoadedIndex
-from termx.suffix import clipped_lcp, suffix_array
-from termx.units import Unit
+from termx.index.classes import enumerate_classes
+from termx.index.suffix import clipped_lcp, suffix_array
+from termx.index.units import Unit
+from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, class_tree
 
 OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT = range(8)

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 import numba as nb
 import numpy as np
 
-from termx.loaded import LoadedIndex
 from termx.progress import Progress, Silent
+from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import Branching, _evidence, branching, corpus_classes
 from termx.wordbreak.viterbi import _cuts, _forward

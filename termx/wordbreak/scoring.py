@@ -20,7 +20,7 @@ from enum import Enum
 
 import numpy as np
 
-from termx.loaded import LoadedIndex
+from termx.storage.loaded import LoadedIndex
 
 
 class Scorer(str, Enum):

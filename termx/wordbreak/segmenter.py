@@ -9,9 +9,9 @@ import numba as nb
 import numpy as np
 
 from termx.errors import InputError
-from termx.loaded import LoadedIndex
+from termx.index.units import Unit
 from termx.progress import Progress
-from termx.units import Unit
+from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import (
     ABSENT,
     TRIVIAL,

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusNotFound, InputError, PatternError, TermxError
-from termx.paths import resource
+from termx.storage.paths import resource
 
 BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
 PARAM_DOC_RE = re.compile(r"^--\s*:(\w+)\s+(.*?)\s*(?:\(default ([^)]*)\))?\s*$")

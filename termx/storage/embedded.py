@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from termx.errors import DatabaseUnavailable
-from termx.paths import home
+from termx.storage.paths import home
 
 
 def embedded_url() -> str:

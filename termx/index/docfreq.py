@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.classes import Classes
+from termx.index.classes import Classes
 
 
 @nb.njit(cache=True)

@@ -7,7 +7,7 @@ import sysconfig
 import warnings
 from pathlib import Path
 
-from termx.ingest import Document
+from termx.index.ingest import Document
 
 
 def stdlib_docstrings(limit: int | None = None) -> list[Document]:

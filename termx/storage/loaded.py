@@ -22,11 +22,11 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.build import class_statistics
 from termx.errors import PatternError
-from termx.paths import home
-from termx.store import CorpusInfo, get_corpus, load_array
-from termx.units import Unit, encode_pattern
+from termx.index.build import class_statistics
+from termx.index.units import Unit, encode_pattern
+from termx.storage.paths import home
+from termx.storage.store import CorpusInfo, get_corpus, load_array
 
 _ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls_lbl", "cls_sil", "cls_df",
            "cls_keys", "cls_order")

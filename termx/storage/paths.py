@@ -15,6 +15,6 @@ def home() -> Path:
 
 def resource(name: str) -> Path:
     """A directory shipped with termx (`migrations` or `sql`): inside the wheel, or at the source tree's top."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     installed = package / f"_{name}"
     return installed if installed.is_dir() else package.parent / name

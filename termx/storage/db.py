@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import DatabaseUnavailable
-from termx.paths import resource
+from termx.storage.paths import resource
 
 SCHEMA = "termx"
 
@@ -19,7 +19,7 @@ def resolve_url(url: str | None) -> URL:
     if not url:
         url = os.environ.get("TERMX_DATABASE_URL")
     if not url:
-        from termx.embedded import embedded_url
+        from termx.storage.embedded import embedded_url
 
         url = embedded_url()
     try:

@@ -17,11 +17,11 @@ import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.build import DEFAULT_REP_CAP, Shard
-from termx.copyrows import class_rows
 from termx.errors import CorpusExists, CorpusInUse, CorpusNotFound
+from termx.index.build import DEFAULT_REP_CAP, Shard
+from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
-from termx.units import token_strings
+from termx.storage.copyrows import class_rows
 
 ARRAY_CHUNK_BYTES = 16 << 20
 

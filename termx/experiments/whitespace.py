@@ -30,16 +30,16 @@ from termx.errors import CorpusExists, InputError
 from termx.evaluation.inputs import SubsetRecord, pair_records
 from termx.evaluation.metrics import PRF, micro_average, segmentation_prf, segmentation_records
 from termx.evaluation.report import compare
-from termx.indexer import index_documents
-from termx.ingest import Document
-from termx.loaded import load_index
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.store import get_corpus, list_corpora
+from termx.storage.loaded import load_index
+from termx.storage.store import get_corpus, list_corpora
 from termx.tbl.learner import Model
 from termx.tbl.segmentation import correct_segmentation, train_segmentation_corrector
 from termx.tbl.store import save_model
 from termx.tbl.templates import DEFAULT_TEMPLATES, Template
-from termx.units import Unit
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
 
 BASELINES = ("no-boundaries", "letter-change")
@@ -447,6 +447,6 @@ def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequ
 
 def stored_scores(engine: Engine, run_id: int) -> list[dict[str, Any]]:
     """Overall scores of a stored run, per scorer, from sql/segment_scores.sql."""
-    from termx.sqlfiles import run_sql
+    from termx.storage.sqlfiles import run_sql
 
     return run_sql(engine, "segment_scores", {"run": run_id})

@@ -9,12 +9,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
 from termx.errors import CorpusExists, InputError
-from termx.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
+from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
+from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
+from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.store import get_corpus, list_corpora, save_corpus
-from termx.units import Unit
+from termx.storage.store import get_corpus, list_corpora, save_corpus
 
 
 @dataclass
