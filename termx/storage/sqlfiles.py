@@ -159,3 +159,17 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     except sa.exc.DBAPIError as exc:
         raise _database_error(query.name, exc) from None
     return [{k: _plain(v) for k, v in row.items()} for row in rows]
+
+
+def function_file(name: str) -> Path:
+    """sql/functions/<name>.sql: SQL and plpgsql functions as `CREATE OR REPLACE` statements, applied by migrations."""
+    return sql_dir() / "functions" / f"{name}.sql"
+
+
+def apply_function_file(connection: Any, name: str, replacements: Mapping[str, str] | None = None) -> None:
+    """Run sql/functions/<name>.sql as is on a migration's connection (`op.get_bind()`), with `@KEY@` markers
+    replaced; straight to psycopg, so the text reaches the server without bind-parameter or % processing."""
+    text = function_file(name).read_text(encoding="utf-8")
+    for key, value in (replacements or {}).items():
+        text = text.replace(f"@{key}@", value)
+    connection.connection.driver_connection.execute(text)
