@@ -55,3 +55,13 @@ def test_term_candidates_is_inlined_into_every_ranking(engine) -> None:  # type:
             assert "Function Scan" not in plan, f"{query.name}: term_candidates was not inlined\n{plan}"
             assert "termx.candidate" in plan or "on candidate" in plan, plan
     assert load_sql("terms_ridf").statement.count("termx.ridf(") == 1
+
+
+def test_term_candidates_keeps_the_c_collation_of_term(engine) -> None:  # type: ignore[no-untyped-def]
+    with engine.connect() as conn:
+        returns = conn.execute(sa.text("SELECT prorettype::regtype::text FROM pg_proc "
+                                       "WHERE oid = 'termx.term_candidates(text, integer, integer, integer)'"
+                                       "::regprocedure")).scalar_one()
+        collation = conn.execute(sa.text("SELECT pg_collation_for((NULL::termx.term_candidate).term)")).scalar_one()
+    assert returns == "termx.term_candidate"
+    assert collation == '"C"'

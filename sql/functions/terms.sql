@@ -1,7 +1,8 @@
 -- terms: the candidate filter every term ranking (sql/terms_*.sql) extends.
 --
--- Applied by migration 0009_terms_candidates (sql/functions/README.md: how these files are managed). It reads
--- termx.candidate (migration 0005_terms), so it must not be applied before that table exists.
+-- Applied by migration 0009_terms_candidates (sql/functions/README.md: how these files are managed), which first
+-- creates the row type termx.term_candidate. It reads termx.candidate (migration 0005_terms), so it must not be
+-- applied before that table exists.
 
 -- termx.candidate holds one candidate per left-maximal class: its longest member that holds nothing breaking
 -- and begins and ends like a term (docs/terms.md); `termx terms` builds it on first use of a corpus. This keeps
@@ -9,12 +10,11 @@
 -- max_len tokens long, with the corpus's documents (D) and text tokens (N) that some scores need.
 --
 -- An SQL function that is neither STRICT nor VOLATILE is inlined by the planner: a ranking that selects from it
--- is planned as if it had joined termx.corpus, termx.shard and termx.candidate itself (its `term` keeps the
--- column's C collation, which the rankings' tie-break relies on). Keep it so: tests/test_sql_functions.py
--- checks that EXPLAIN shows no Function Scan.
+-- is planned as if it had joined termx.corpus, termx.shard and termx.candidate itself. Its row type
+-- termx.term_candidate (migration 0009) keeps `term` in the C collation, which the rankings' tie-break relies
+-- on. Keep both so: tests/test_sql_functions.py checks the plans and the collation.
 CREATE OR REPLACE FUNCTION termx.term_candidates(corpus text, min_df integer, min_len integer, max_len integer)
-RETURNS TABLE (shard_id integer, i integer, j integer, term text, len integer, freq integer, df integer[],
-               p0 double precision, documents integer, tokens bigint)
+RETURNS SETOF termx.term_candidate
 LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
     SELECT t.shard_id, t.i, t.j, t.term, t.len, t.freq, t.df, t.p0, c.documents, c.tokens
     FROM termx.corpus c
