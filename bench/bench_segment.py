@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
+from _data import data_dir
 
 from termx.cli.output import render
 from termx.evaluation import compare, pair_records, read_records
@@ -37,7 +38,7 @@ from termx.storage.loaded import load_index
 from termx.storage.store import drop_corpus, list_corpora
 from termx.wordbreak import Scorer, Segmenter
 
-DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA = data_dir()
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
