@@ -11,12 +11,12 @@ import typer
 from termx.cli import app
 from termx.cli.options import FormatOption, emit
 from termx.cli.output import Format, render, to_json
+from termx.errors import InputError
 from termx.evaluation import (
     CompareOptions,
     compare,
     pair_records,
     parse_tests,
-    read_lines,
     read_records,
     score_lines,
     sign_test_table,
@@ -100,12 +100,18 @@ def signtest_table_cmd(
 
 @app.command("segscore")
 def segscore_cmd(
-    gold: Annotated[Path, typer.Argument(help="Gold segmentation: one sentence per line, words space-separated.")],
-    pred: Annotated[Path, typer.Argument(help="Predicted segmentation of the same lines.")],
+    gold: Annotated[str, typer.Argument(help="Gold segmentation: one sentence per line, words space-separated "
+                                             "(- = stdin).")],
+    pred: Annotated[str, typer.Argument(help="Predicted segmentation of the same lines (- = stdin, e.g. piped "
+                                             "from termx segment).")],
     fmt: FormatOption = Format.table,
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
-    scores = score_lines(read_lines(gold), read_lines(pred), str(gold), str(pred))
+    from termx.lines import read_lines, source_name
+
+    if gold == "-" and pred == "-":
+        raise InputError("GOLD and PRED cannot both be stdin", "give one of them as a file")
+    scores = score_lines(read_lines(gold), read_lines(pred), source_name(gold), source_name(pred))
     if fmt in (Format.json, Format.jsonl):
         emit(to_json(scores))
         return

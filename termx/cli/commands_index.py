@@ -27,6 +27,13 @@ def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
     return render(sizes, Format.table) + "\n\n" + render(stages, Format.table)
 
 
+def _flat(summary: dict) -> dict:  # type: ignore[type-arg]
+    """The summary as one flat row (csv, tsv): the seconds of each stage as seconds_<stage>."""
+    row = {k: v for k, v in summary.items() if k != "seconds"}
+    row.update({f"seconds_{stage.replace(' ', '_')}": v for stage, v in summary["seconds"].items()})
+    return row
+
+
 @app.command()
 def index(
     paths: Annotated[list[str], typer.Argument(help="Files, directories (every file under it is a document, "
@@ -44,8 +51,9 @@ def index(
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
     db: DbOption = None,
     quiet: QuietOption = False,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format (table on stderr, json on "
-                                        "stdout).")] = Format.table,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
+                                        "report, hidden by --quiet); csv, tsv, json and jsonl go to stdout "
+                                        "(one row, stage seconds as seconds_<stage>).")] = Format.table,
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.index.indexer import index_paths
@@ -54,10 +62,14 @@ def index(
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
         summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress)
-    if fmt in (Format.json, Format.jsonl):
+    if fmt is Format.json:
         emit(to_json(summary.as_dict()))
-    elif not quiet:
-        typer.echo(_summary_rows(summary.as_dict()), err=True)
+    elif fmt is Format.table:
+        if not quiet:
+            typer.echo(_summary_rows(summary.as_dict()), err=True)
+    else:  # jsonl keeps the nested record on one line; csv and tsv need a flat row
+        row = summary.as_dict()
+        emit(render([row if fmt is Format.jsonl else _flat(row)], fmt))
 
 
 @app.command()

@@ -9,7 +9,7 @@ from rich.cells import cell_len
 
 from termx.cli import app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
-from termx.cli.output import Format, render, to_json
+from termx.cli.output import Format, escape_controls, render, to_json
 
 VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
 
@@ -19,10 +19,16 @@ PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's u
 
 
 def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
-    """Newlines and tabs as visible marks (⏎ ␍ ⇥), except in JSON, which keeps the text exact."""
+    """Newlines and tabs as visible marks (⏎ ␍ ⇥), except in JSON, which keeps the text exact; for the
+    terminal (table) other control characters escaped too."""
     if fmt in (Format.json, Format.jsonl):
         return rows
-    return [{k: v.translate(VISIBLE) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+
+    def shown(v: str) -> str:
+        v = v.translate(VISIBLE)
+        return escape_controls(v) if fmt is Format.table else v
+
+    return [{k: shown(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
 
 
 def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]

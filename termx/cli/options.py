@@ -21,3 +21,9 @@ def emit(text: str) -> None:
     """Write a command's data to stdout (progress and logs go to stderr)."""
     if text:
         typer.echo(text)
+
+
+def emit_raw(text: str) -> None:
+    """Write text to stdout exactly as given (no newline added) and flush it: streamed output."""
+    if text:
+        typer.echo(text, nl=False)
