@@ -107,14 +107,14 @@ def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]
     pending, offset, first = b"", 0, True
     while True:
         chunk = read(READ_SIZE)
-        if first and chunk:
-            if BOM.startswith(chunk[:3]) and len(chunk) < 3:
-                chunk += stream.read(3 - len(chunk))
-            if chunk.startswith(BOM):
-                chunk, offset = chunk[len(BOM):], len(BOM)
-            first = False
         if not chunk:
             break
+        if first:  # skip a BOM, even one that arrives split over reads
+            first = False
+            while len(chunk) < len(BOM) and BOM.startswith(chunk) and (more := read(len(BOM) - len(chunk))):
+                chunk += more
+            if chunk.startswith(BOM):
+                chunk, offset = chunk[len(BOM):], len(BOM)
         pending += chunk
         cut = pending.rfind(b"\n") + 1
         if not cut:

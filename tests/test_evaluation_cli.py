@@ -120,7 +120,7 @@ def test_compare_without_outcomes_marks_item_tests_undefined(tmp_path):
 
 
 @pytest.mark.parametrize(("a_text", "b_rows", "message"), [
-    ('{"id": "s1", "errors": 1}\nnot json\n', [{"id": "s1", "errors": 1}], "a.jsonl:2: not valid JSON"),
+    ('{"id": "s1", "errors": 1}\nnot json\n', [{"id": "s1", "errors": 1}], "a.jsonl:2: not JSON"),
     ('{"id": "s1"}\n', [{"id": "s1", "errors": 1}], "a.jsonl:1: give exactly one of"),
     ('{"errors": 1}\n', [{"id": "s1", "errors": 1}], "a.jsonl:1: missing or invalid `id`"),
     ('{"id": "s1", "errors": -1}\n', [{"id": "s1", "errors": 1}], "must not be negative"),
@@ -142,7 +142,7 @@ def test_compare_bad_input_is_one_line_error(tmp_path, a_text, b_rows, message):
 def test_compare_bad_arguments(ab, tmp_path):
     assert "unknown test" in _error(["compare", *map(str, ab), "--test", "chi"])
     assert "alpha" in _error(["compare", *map(str, ab), "--alpha", "1.5"])
-    assert "cannot read" in _error(["compare", str(tmp_path / "missing.jsonl"), str(ab[1])])
+    assert "no such file" in _error(["compare", str(tmp_path / "missing.jsonl"), str(ab[1])])
     (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe{}")
     assert "not valid UTF-8" in _error(["compare", str(tmp_path / "bin.jsonl"), str(ab[1])])
 

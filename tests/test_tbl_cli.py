@@ -78,8 +78,8 @@ def test_bad_training_input(db_env: str, files: tuple[str, str], tmp_path: Path)
     empty.write_text("\n")
     for args, message in [
         ([gold, str(other)], "lines"),
-        ([str(other), str(other).replace("other", "missing")], "cannot read"),
-        ([str(binary), str(binary)], "not UTF-8"),
+        ([str(other), str(other).replace("other", "missing")], "no such file"),
+        ([str(binary), str(binary)], "not valid UTF-8"),
         ([str(empty), str(empty)], "no text"),
         ([gold, pred, "--templates", "nonsense"], "unknown template"),
     ]:

@@ -14,9 +14,28 @@ from typer.exceptions import TyperException
 from termx.cli.output import escape_controls
 from termx.errors import TermxError
 
+# `termx --help` lists commands in these groups, in this order (each command names its group with
+# rich_help_panel=...); a command without one is listed first, under Typer's default "Commands".
+INDEX_PANEL = "Index & corpora"
+LOOKUP_PANEL = "Look-ups"
+TERMS_PANEL = "Terms"
+WORDBREAK_PANEL = "Word breaking"
+EVALUATION_PANEL = "Evaluation"
+TBL_PANEL = "TBL"
+DATABASE_PANEL = "Database"
+PANELS = (INDEX_PANEL, LOOKUP_PANEL, TERMS_PANEL, WORDBREAK_PANEL, EVALUATION_PANEL, TBL_PANEL, DATABASE_PANEL)
+
 
 class _Group(TyperGroup):
     """Turns library errors into `Error: <what> (<hint>)` and exit 1; `--debug` shows the traceback."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Commands grouped by help panel in PANELS order (registration order within a panel)."""
+        def rank(name: str) -> int:
+            panel = getattr(self.commands[name], "rich_help_panel", None)
+            return PANELS.index(panel) + 1 if panel in PANELS else 0
+
+        return sorted(super().list_commands(ctx), key=rank)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -87,7 +106,9 @@ def _root(debug: bool = typer.Option(False, "--debug", help="Show full traceback
         # A connection lost mid-command makes SQLAlchemy's pool log a traceback while it cleans up; the error
         # itself is reported in one line, so those logs are kept for --debug.
         for name in ("sqlalchemy", "psycopg"):
-            logging.getLogger(name).addHandler(logging.NullHandler())
+            logger = logging.getLogger(name)
+            if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+                logger.addHandler(logging.NullHandler())
 
 
 def _register() -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
+from termx.cli import EVALUATION_PANEL, app
 from termx.cli.options import FormatOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.errors import InputError
@@ -40,7 +40,7 @@ TailsOption = Annotated[int, typer.Option("--tails", min=1, max=2, help="2 = two
 RESULT_COLUMNS = ["test", "method", "n", "ties", "statistic", "p_value", "decision", "better", "difference"]
 
 
-@app.command("compare")
+@app.command("compare", rich_help_panel=EVALUATION_PANEL)
 def compare_cmd(
     a_path: Annotated[Path, typer.Argument(metavar="A.jsonl", help="System A: one JSON object per subset.")],
     b_path: Annotated[Path, typer.Argument(metavar="B.jsonl", help="System B, same subset ids.")],
@@ -80,7 +80,7 @@ def compare_cmd(
                       "\n".join(r["summary"] for r in results), per_subset]))
 
 
-@app.command("signtest-table")
+@app.command("signtest-table", rich_help_panel=EVALUATION_PANEL)
 def signtest_table_cmd(
     alpha: AlphaOption = 0.05,
     tails: TailsOption = 2,
@@ -98,7 +98,7 @@ def signtest_table_cmd(
          + render(rows, fmt))
 
 
-@app.command("segscore")
+@app.command("segscore", rich_help_panel=EVALUATION_PANEL)
 def segscore_cmd(
     gold: Annotated[str, typer.Argument(help="Gold segmentation: one sentence per line, words space-separated "
                                              "(- = stdin).")],

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
+from termx.cli import DATABASE_PANEL, INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
@@ -15,7 +15,7 @@ from termx.index.ingest import InputMode, OnInvalid
 from termx.index.units import Unit
 
 db_app = typer.Typer(help="Inspect or upgrade the database schema (Alembic).", no_args_is_help=True)
-app.add_typer(db_app, name="db")
+app.add_typer(db_app, name="db", rich_help_panel=DATABASE_PANEL)
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -34,7 +34,7 @@ def _flat(summary: dict) -> dict:  # type: ignore[type-arg]
     return row
 
 
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def index(
     paths: Annotated[list[str], typer.Argument(help="Files, directories (every file under it is a document, "
                                                     "in sorted path order) or - for stdin.")],
@@ -72,7 +72,7 @@ def index(
         emit(render([row if fmt is Format.jsonl else _flat(row)], fmt))
 
 
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def corpora(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
     """List the indexed corpora (name, unit, tokens, documents, classes, max_k)."""
     from termx.storage.db import get_engine
@@ -82,7 +82,7 @@ def corpora(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
     emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "created_at"]))
 
 
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbOption = None,
          quiet: QuietOption = False) -> None:
     """Delete a corpus and everything built for it."""
@@ -112,7 +112,7 @@ def db_current(db: DbOption = None) -> None:
     emit(" ".join(sorted(current(sa.create_engine(resolve_url(db))))) or "(empty)")
 
 
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def demo(
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name for the demo corpus.")] = "stdlib-docs",
     db: DbOption = None,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.cells import cell_len
 
-from termx.cli import app
+from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, escape_controls, render, to_json
 
@@ -38,7 +38,7 @@ def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
     return load_index(get_engine(db), corpus)
 
 
-@app.command()
+@app.command(rich_help_panel=LOOKUP_PANEL)
 def stats(
     corpus: CorpusArg,
     patterns: Annotated[list[str], typer.Argument(help="One or more patterns, read in the corpus's unit.")],
@@ -67,7 +67,7 @@ def _kwic(rows: list[dict[str, Any]], joiner: str) -> str:
                      for x, b, a, r in zip(where, before, after, rows, strict=True))
 
 
-@app.command()
+@app.command(rich_help_panel=LOOKUP_PANEL)
 def concordance(
     corpus: CorpusArg,
     pattern: PatternArg,
@@ -96,7 +96,7 @@ def concordance(
         typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
 
 
-@app.command("class")
+@app.command("class", rich_help_panel=LOOKUP_PANEL)
 def class_(
     corpus: CorpusArg,
     pattern: PatternArg,
@@ -145,7 +145,7 @@ def _params(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-@app.command("sql")
+@app.command("sql", rich_help_panel=LOOKUP_PANEL)
 def sql_command(
     name: Annotated[str | None, typer.Argument(help="A query in sql/ (see --list) or a path to a .sql file.")]
     = None,

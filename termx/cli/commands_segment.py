@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from termx.cli import app
+from termx.cli import WORDBREAK_PANEL, app
 from termx.cli.options import DbOption, QuietOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
@@ -67,7 +67,7 @@ def _scorers(spec: str) -> list[Scorer]:
     return list(dict.fromkeys(out))
 
 
-@app.command()
+@app.command(rich_help_panel=WORDBREAK_PANEL)
 def segment(
     corpus: Annotated[str, typer.Argument(help="Corpus whose statistics score the candidate words.")],
     source: Annotated[str, typer.Argument(metavar="[FILE|-]", help="Text to break, one line at a time "
@@ -113,7 +113,7 @@ def _segment_record(line_no: int, line: str, words: list[str]) -> dict[str, Any]
             "boundaries": [sum(ends[:k]) for k in range(1, len(words))]}
 
 
-@app.command()
+@app.command(rich_help_panel=WORDBREAK_PANEL)
 def whitespace(
     paths: Annotated[list[str], typer.Argument(help="Spaced text: files, directories or - for stdin.")],
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name of the corpus the de-spaced text is "

@@ -6,13 +6,13 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
+from termx.cli import TBL_PANEL, app
 from termx.cli.options import DbOption, FormatOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
-app.add_typer(tbl_app, name="tbl")
+app.add_typer(tbl_app, name="tbl", rich_help_panel=TBL_PANEL)
 
 RULE_COLUMNS = ["ord", "rule", "score", "good", "bad"]
 
