@@ -204,3 +204,13 @@ def test_segscore_errors_name_the_line(tmp_path):
     (tmp_path / "short.txt").write_text("a b\n", encoding="utf-8")
     assert "line 2" in _error(["segscore", str(gold), str(tmp_path / "bad.txt")])
     assert "has 2 lines" in _error(["segscore", str(gold), str(tmp_path / "short.txt")])
+
+
+def test_segscore_reads_stdin_with_one_line_rule(tmp_path):
+    gold = tmp_path / "gold.txt"
+    gold.write_text("a\u2028b c\nd e\n", encoding="utf-8")  # U+2028 is inside a word, not a line end
+    res = CliRunner().invoke(app, ["segscore", str(gold), "-", "--format", "json"], input="a\u2028b c\r\nd e\r\n")
+    assert res.exit_code == 0, res.output
+    scores = json.loads(res.stdout)
+    assert scores["lines"] == 2 and scores["word"]["f1"] == 1.0
+    assert "both be stdin" in _error(["segscore", "-", "-"])

@@ -112,7 +112,11 @@ def test_escape_controls() -> None:
     assert "\\x1b]52;c;cHduZWQ=\\x07" in table
     rows = list(csv.reader(io.StringIO(render([{"text": ESCAPES}], "csv"))))
     assert rows == [["text"], [ESCAPES]]
-    assert json.loads(render([{"text": ESCAPES}], "json")) == [{"text": ESCAPES}]
+    for fmt in ("json", "jsonl"):
+        text = render([{"text": ESCAPES + "\u2028"}], fmt)
+        assert json.loads(text.strip("[]\n ") if fmt == "jsonl" else text) in ([{"text": ESCAPES + "\u2028"}],
+                                                                              {"text": ESCAPES + "\u2028"})
+        assert not any(c in text for c in "\x1b\x07\x9b\u202e\u2066\x7f\u2028")
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +134,8 @@ def test_concordance_escapes_in_table_and_keeps_json_exact(db_env: str, hostile:
     assert "\\x1b]0;pwned\\x07" in table.stdout and "\\u202eevil" in table.stdout
     out = runner.invoke(app, ["concordance", hostile, "KEY", "-r", "80", "--format", "json"])
     rows = json.loads(out.stdout)
-    assert any(ESCAPES in r["right"] for r in rows)
+    assert any(ESCAPES in r["right"] for r in rows)  # exact data, yet nothing raw a terminal would act on
+    assert not any(c in out.stdout for c in "\x1b\x07\x9b\u202e\u2066\x7f")
     assert any(r["doc"] == "evil\x1b[2J" for r in rows)
     stats = runner.invoke(app, ["stats", hostile, "pwned"])
     assert stats.exit_code == 0 and "\x1b" not in stats.stdout and "\\x07" in stats.stdout

@@ -21,6 +21,18 @@ def escape_controls(text: str) -> str:
     return CONTROL_RE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
 
 
+# What JSON may carry raw but is better written as \uXXXX: C1 controls and DEL (terminals act on them), the
+# line and paragraph separators (line readers split at them) and bidi controls. Outside strings JSON text is
+# ASCII, so replacing them anywhere is lossless: a parser reads back the same data.
+JSON_ESCAPE_RE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(data: Any, indent: int | None = None) -> str:
+    """JSON of a result, UTF-8 kept readable, characters that could act on a terminal or split a line escaped."""
+    text = json.dumps(_jsonable(data), ensure_ascii=False, indent=indent)
+    return JSON_ESCAPE_RE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
 class Format(str, Enum):
     """Output formats shared by every query command."""
 
@@ -60,7 +72,7 @@ def _cell(value: Any) -> str:
 
 def to_json(data: Any) -> str:
     """JSON text of any result (rows, nested reports), UTF-8 kept readable."""
-    return json.dumps(_jsonable(data), ensure_ascii=False, indent=2)
+    return json_text(data, indent=2)
 
 
 def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[str] | None = None,
@@ -70,7 +82,7 @@ def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[
     if fmt is Format.json:
         return to_json(list(rows))
     if fmt is Format.jsonl:
-        return "\n".join(json.dumps(_jsonable(r), ensure_ascii=False) for r in rows)
+        return "\n".join(json_text(r) for r in rows)
     cols = list(columns) if columns is not None else (list(rows[0].keys()) if rows else [])
     if fmt in (Format.csv, Format.tsv):
         buf = io.StringIO()
@@ -123,7 +135,7 @@ class LinesWriter:
             return ""
         if self.fmt is LinesFormat.json:
             head = "[\n" if self.written == 0 else ",\n"
-            text = head + ",\n".join(json.dumps(_jsonable(r), ensure_ascii=False) for r in records)
+            text = head + ",\n".join(json_text(r) for r in records)
         else:
             text = "\n".join(self._line(r) for r in records) + "\n"
         self.written += len(records)
@@ -137,5 +149,5 @@ class LinesWriter:
 
     def _line(self, record: dict[str, Any]) -> str:
         if self.fmt is LinesFormat.jsonl:
-            return json.dumps(_jsonable(record), ensure_ascii=False)
+            return json_text(record)
         return ("\t" if self.fmt is LinesFormat.tsv else " ").join(record["words"])
