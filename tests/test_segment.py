@@ -357,27 +357,28 @@ def test_cli_segment_formats(db_env: str, seg_corpus: str) -> None:
 def test_cli_segment_streams_through_a_pipe(db_env: str, seg_corpus: str) -> None:
     """A line written to `termx segment CORPUS -` is answered while stdin is still open."""
     import os
-    import select
+    import selectors
     import subprocess
     import sys
 
     env = {**os.environ, "TERMX_DATABASE_URL": db_env}
-    proc = subprocess.Popen([sys.executable, "-m", "termx", "segment", seg_corpus, "-", "--scorer", "freq", "-q"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        answers = []
-        for line in (b"thecatsat\n", b"theratsat\n"):
-            proc.stdin.write(line)
-            proc.stdin.flush()
-            ready, _, _ = select.select([proc.stdout], [], [], 120)
-            assert ready, "no answer while stdin stays open"
-            answers.append(proc.stdout.readline().decode().replace(" ", ""))
-        assert answers == ["thecatsat\n", "theratsat\n"]
-        proc.stdin.close()
-        assert proc.wait(60) == 0, proc.stderr.read()
-    finally:
-        proc.kill()
+    command = [sys.executable, "-m", "termx", "segment", seg_corpus, "-", "--scorer", "freq", "-q"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=env) as proc, selectors.DefaultSelector() as waiting:  # fds may exceed select()'s 1024
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        waiting.register(proc.stdout, selectors.EVENT_READ)
+        try:
+            answers = []
+            for line in (b"thecatsat\n", b"theratsat\n"):
+                proc.stdin.write(line)
+                proc.stdin.flush()
+                assert waiting.select(120), "no answer while stdin stays open"
+                answers.append(proc.stdout.readline().decode().replace(" ", ""))
+            assert answers == ["thecatsat\n", "theratsat\n"]
+            proc.stdin.close()
+            assert proc.wait(60) == 0, proc.stderr.read()
+        finally:
+            proc.kill()
 
 
 def test_cli_segment_errors(db_env: str, seg_corpus: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
