@@ -137,6 +137,9 @@ def test_concordance_escapes_in_table_and_keeps_json_exact(db_env: str, hostile:
     assert any(ESCAPES in r["right"] for r in rows)  # exact data, yet nothing raw a terminal would act on
     assert not any(c in out.stdout for c in "\x1b\x07\x9b\u202e\u2066\x7f")
     assert any(r["doc"] == "evil\x1b[2J" for r in rows)
+    out = runner.invoke(app, ["concordance", hostile, "KEY", "-r", "80", "--format", "csv", "-q"])
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert any(ESCAPES in r["right"] for r in rows) and any(r["doc"] == "evil\x1b[2J" for r in rows), out.stdout
     stats = runner.invoke(app, ["stats", hostile, "pwned"])
     assert stats.exit_code == 0 and "\x1b" not in stats.stdout and "\\x07" in stats.stdout
 
@@ -150,3 +153,13 @@ def test_corpus_names_must_be_printable(engine, db_env: str) -> None:  # type: i
     with engine.connect() as conn:
         names = conn.execute(sa.text("SELECT name FROM termx.corpus")).scalars().all()
     assert all(n.isprintable() for n in names)
+
+
+def test_csv_and_tsv_carry_escape_sequences_exactly(db_env: str, tmp_path: Path) -> None:
+    """click deletes ANSI-looking text on a non-terminal stdout unless told not to: data must pass untouched."""
+    query = _sql_file(tmp_path, "SELECT chr(27) || '[2Jx' || chr(27) || '[31m' AS v")
+    for fmt in ("csv", "tsv"):
+        out = runner.invoke(app, ["sql", str(query), "--format", fmt])
+        assert out.exit_code == 0 and out.stdout == "v\n\x1b[2Jx\x1b[31m\n"
+    table = runner.invoke(app, ["sql", str(query)])
+    assert "\\x1b[2Jx\\x1b[31m" in table.stdout and "\x1b" not in table.stdout

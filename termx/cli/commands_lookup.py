@@ -19,16 +19,12 @@ PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's u
 
 
 def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
-    """Newlines and tabs as visible marks (⏎ ␍ ⇥), except in JSON, which keeps the text exact; for the
-    terminal (table) other control characters escaped too."""
-    if fmt in (Format.json, Format.jsonl):
+    """For the terminal (table): newlines and tabs as visible marks (⏎ ␍ ⇥), other control characters escaped.
+    csv, tsv and json keep the text exact (csv/tsv quote fields that hold newlines or tabs)."""
+    if fmt is not Format.table:
         return rows
-
-    def shown(v: str) -> str:
-        v = v.translate(VISIBLE)
-        return escape_controls(v) if fmt is Format.table else v
-
-    return [{k: shown(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+    return [{k: escape_controls(v.translate(VISIBLE)) if isinstance(v, str) else v for k, v in r.items()}
+            for r in rows]
 
 
 def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
