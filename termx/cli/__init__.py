@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -35,11 +36,29 @@ class _Group(TyperGroup):
 
 
 def _one_line(exc: Exception) -> str:
-    """A library error as is; anything else as its type and first line, with a pointer to --debug."""
+    """A library error with its parameters as flags; anything else as its type and first line, with a pointer to
+    --debug."""
     if isinstance(exc, TermxError):
-        return str(exc)
+        return _as_flags(str(exc), exc.params)
     first = (str(exc).strip().splitlines() or [""])[0][:300]
     return f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)"
+
+
+def _as_flags(text: str, params: tuple[str, ...]) -> str:
+    """Render the library's `name` / `name=value` mentions of the parameters `params` as the flags that set them:
+    `max_len` → --max-len, `rank=poisson` → --rank poisson, `replace=True` → --replace, `tbl.min_score` →
+    --tbl-min-score."""
+    if not params:
+        return text
+
+    def flag(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in params:
+            return m.group(0)
+        option = "--" + name.replace("_", "-").replace(".", "-")
+        return option if value is None or value == "True" else f"{option} {value}"
+
+    return re.sub(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:=([^`]*))?`", flag, text)
 
 
 app = typer.Typer(
