@@ -168,7 +168,7 @@ def concordance(index: LoadedIndex, pattern: str, left: int = 10, right: int = 4
     or words); byte contexts are trimmed to whole characters, word contexts are tokens joined by single spaces.
     """
     if left < 0 or right < 0 or (limit is not None and limit < 0):
-        raise InputError("context sizes and --limit must be 0 or more")
+        raise InputError("context sizes and `limit` must be 0 or more", params=("limit",))
     m = find_class(index, pattern)
     if not m.found:
         return []

@@ -44,6 +44,10 @@ def _one_line(exc: Exception) -> str:
     return f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)"
 
 
+_FLAGS = {"on_invalid": "--invalid", "mode": "--input", "params": "--param"}
+"""Library parameters whose flag is not their name with dashes."""
+
+
 def _as_flags(text: str, params: tuple[str, ...]) -> str:
     """Render the library's `name` / `name=value` mentions of the parameters `params` as the flags that set them:
     `max_len` → --max-len, `rank=poisson` → --rank poisson, `replace=True` → --replace, `tbl.min_score` →
@@ -55,7 +59,7 @@ def _as_flags(text: str, params: tuple[str, ...]) -> str:
         name, value = m.group(1), m.group(2)
         if name not in params:
             return m.group(0)
-        option = "--" + name.replace("_", "-").replace(".", "-")
+        option = _FLAGS.get(name) or "--" + name.replace("_", "-").replace(".", "-")
         return option if value is None or value == "True" else f"{option} {value}"
 
     return re.sub(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:=([^`]*))?`", flag, text)

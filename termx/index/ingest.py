@@ -106,7 +106,7 @@ def _decode(data: bytes, source: str, on_invalid: OnInvalid, report: ReadReport)
     except UnicodeDecodeError as exc:
         if on_invalid is OnInvalid.reject:
             raise InputError(f"{source} is not valid UTF-8 at byte offset {exc.start}",
-                             "fix the file or pass --invalid replace") from None
+                             "fix the file or pass `on_invalid=replace`", ("on_invalid",)) from None
         text = data.decode("utf-8", errors="replace")
         report.replaced_bytes += text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
         return text
@@ -140,7 +140,8 @@ def _json_document(line: str, where: str, default_name: str) -> Document:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not JSON ({exc.msg})", "--input jsonl expects one object per line") from None
+        raise InputError(f"{where}: not JSON ({exc.msg})", "`mode=jsonl` expects one object per line",
+                         ("mode",)) from None
     if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
         raise InputError(f'{where}: expected an object with a string "text" field')
     if "\0" in obj["text"]:

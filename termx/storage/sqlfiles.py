@@ -128,11 +128,10 @@ def _database_error(name: str, exc: sa.exc.DBAPIError) -> TermxError:
     return InputError(f"query {name} failed: {message}", hint)
 
 
-def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None,
-            read_only: bool = True) -> list[dict[str, Any]]:
+def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
 
-    `read_only` runs it in a READ ONLY transaction that is rolled back, so an analyst query cannot change data.
+    It runs in a READ ONLY transaction that is rolled back, so an analyst query cannot change data.
     """
     query = load_sql(name_or_path)
     given = dict(params or {})
@@ -144,18 +143,13 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     missing = [p for p, v in values.items() if v is None]
     if missing:
         raise InputError(f"query {query.name} needs {', '.join(missing)}",
-                         " ".join(f"--param {p}=..." for p in missing))
+                         " ".join(f"`params={p}=...`" for p in missing), ("params",))
     try:
-        if read_only:
-            with engine.connect() as conn:
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                result = conn.execute(sa.text(query.statement), values)
-                rows = [dict(r._mapping) for r in result] if result.returns_rows else []
-                conn.rollback()
-        else:
-            with engine.begin() as conn:
-                result = conn.execute(sa.text(query.statement), values)
-                rows = [dict(r._mapping) for r in result] if result.returns_rows else []
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            result = conn.execute(sa.text(query.statement), values)
+            rows = [dict(r._mapping) for r in result] if result.returns_rows else []
+            conn.rollback()
     except sa.exc.DBAPIError as exc:
         raise _database_error(query.name, exc) from None
     return [{k: _plain(v) for k, v in row.items()} for row in rows]

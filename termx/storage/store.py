@@ -82,7 +82,7 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
                          (json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
         raw.commit()
     except psycopg.errors.UniqueViolation:
-        raise CorpusExists(f"corpus {name!r} already exists", "another build created it; use --replace") from None
+        raise _exists(name, "another build created it; use `replace=True`") from None
     except psycopg.errors.LockNotAvailable:
         raise _in_use(name) from None
     finally:
@@ -96,7 +96,7 @@ def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: boo
     old = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
     if old is not None:
         if not replace:
-            raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+            raise _exists(name)
         _delete(conn, old[0])
     ta = shard.tokens
     corpus_id = conn.execute(
@@ -111,6 +111,16 @@ def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: boo
         (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
     ).fetchone()[0]  # type: ignore[index]
     return corpus_id, shard_id
+
+
+def _exists(name: str, hint: str = "use `replace=True` to rebuild it, or termx drop") -> CorpusExists:
+    return CorpusExists(f"corpus {name!r} already exists", hint, ("replace",))
+
+
+def require_new_corpus(engine: Engine, name: str, replace: bool) -> None:
+    """CorpusExists unless `replace` or no corpus has that name (checked before the work of a build)."""
+    if not replace and any(c.name == name for c in list_corpora(engine)):
+        raise _exists(name)
 
 
 LOCK_TIMEOUT = "15s"

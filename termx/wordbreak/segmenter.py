@@ -52,10 +52,10 @@ class Segmenter:
     def __init__(self, index: LoadedIndex, scorer: Scorer = Scorer.branching, max_len: int = DEFAULT_MAX_LEN,
                  options: Mapping[str, float] | None = None, progress: Progress | None = None) -> None:
         if index.unit is Unit.word:
-            raise InputError(f"corpus {index.corpus.name!r} is indexed by words", "word breaking needs --unit "
-                             "byte or char")
+            raise InputError(f"corpus {index.corpus.name!r} is indexed by words", "word breaking needs `unit` "
+                             "byte or char", ("unit",))
         if max_len < 1:
-            raise InputError("--max-len must be at least 1")
+            raise InputError("`max_len` must be at least 1", params=("max_len",))
         self.index = index
         self.scorer = scorer
         self.max_len = max(max_len, 4) if index.unit is Unit.byte else max_len  # a whole UTF-8 character fits
