@@ -81,14 +81,10 @@ class Segmenter:
         """Candidate lengths looked up per position (the branching scorer also reads short n-grams' entropy)."""
         return self.model.width if self.model is not None else self.max_len
 
-    def corpus_cuts(self, start: int, stop: int) -> np.ndarray:
-        """Word boundaries (offsets from `start`) of the corpus tokens start..stop-1, which lie inside one
-        document, with candidates read off the class tree."""
-        return self.corpus_spans([(start, stop)])[0]
-
     def corpus_spans(self, spans: Sequence[tuple[int, int]]) -> list[np.ndarray]:
-        """corpus_cuts of many spans, each inside one document, batched by whole documents so that candidate
-        look-up and search run in few calls."""
+        """Word boundaries (offsets from each span's start) of corpus token spans (start, stop), each inside one
+        document, with candidates read off the class tree; batched by whole documents so that candidate look-up
+        and search run in few calls."""
         index = self.index
         docs = np.searchsorted(index.doc_start, [s for s, _ in spans], side="right") - 1
         out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(spans)
