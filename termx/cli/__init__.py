@@ -44,7 +44,7 @@ def _one_line(exc: Exception) -> str:
     return f"unexpected {type(exc).__name__}: {first} (rerun with --debug for the traceback)"
 
 
-_FLAGS = {"on_invalid": "--invalid", "mode": "--input", "params": "--param"}
+_FLAGS = {"on_invalid": "--invalid", "mode": "--input", "params": "--param", "url": "--db"}
 """Library parameters whose flag is not their name with dashes."""
 
 

@@ -1,4 +1,4 @@
-"""Engine creation: resolve --db / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
+"""Engine creation: resolve a URL / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def get_engine(url: str | None = None) -> Engine:
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         where = target.render_as_string(hide_password=True)
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
-                                  "is the server running? check --db / TERMX_DATABASE_URL") from None
+                                  "is the server running? check `url` / TERMX_DATABASE_URL", ("url",)) from None
     upgrade(engine)
     return engine
 
