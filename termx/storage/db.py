@@ -1,15 +1,21 @@
-"""Engine creation: resolve --db / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
+"""Engine creation: resolve a URL / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import DatabaseUnavailable
 from termx.storage.paths import resource
+
+if TYPE_CHECKING:
+    import psycopg
 
 SCHEMA = "termx"
 
@@ -43,7 +49,7 @@ def get_engine(url: str | None = None) -> Engine:
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         where = target.render_as_string(hide_password=True)
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
-                                  "is the server running? check --db / TERMX_DATABASE_URL") from None
+                                  "is the server running? check `url` / TERMX_DATABASE_URL", ("url",)) from None
     upgrade(engine)
     return engine
 
@@ -86,3 +92,17 @@ def current(engine: Engine) -> set[str]:
 
     with engine.connect() as conn:
         return set(MigrationContext.configure(conn, opts={"version_table_schema": SCHEMA}).get_current_heads())
+
+
+@contextmanager
+def driver_transaction(engine: Engine) -> Iterator[psycopg.Connection]:
+    """A psycopg connection of the engine's pool inside one transaction (for COPY and advisory locks), committed
+    when the block ends, rolled back when it raises; returning from the block early commits what it did."""
+    raw = engine.raw_connection()
+    try:
+        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
+        with conn.transaction():
+            yield conn
+        raw.commit()
+    finally:
+        raw.close()

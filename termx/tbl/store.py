@@ -9,17 +9,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.errors import TermxError
+from termx.errors import ModelExists, ModelNotFound
 from termx.tbl.learner import Model, Rule
 from termx.tbl.templates import parse_templates
-
-
-class ModelExists(TermxError):
-    """A TBL model of that name exists and replace was not asked for."""
-
-
-class ModelNotFound(TermxError):
-    """No TBL model of that name is stored."""
 
 
 def _finite(x: float) -> float | None:
@@ -37,7 +29,8 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False) -
                                {"name": name}).scalar()
             if old is not None:
                 if not replace:
-                    raise ModelExists(f"TBL model {name!r} already exists", "use --replace to overwrite it")
+                    raise ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
+                                      ("replace",))
                 conn.execute(sa.text("DELETE FROM termx.tbl_model WHERE id = :id"), {"id": old})
             model_id = int(conn.execute(sa.text(
                 "INSERT INTO termx.tbl_model (name, params, n_positions, accuracy_before, accuracy_after, n_rules)"
@@ -54,7 +47,8 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False) -
                       "to_tag": r.to_tag, "args": list(r.args), "score": r.score, "good": r.good, "bad": r.bad,
                       "readable": model.describe(r)} for i, r in enumerate(model.rules)])
     except sa.exc.IntegrityError:
-        raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use --replace") from None
+        raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use `replace=True`",
+                          ("replace",)) from None
     return model_id
 
 

@@ -1,0 +1,37 @@
+"""A run in the database: termx.seg_run and its per-document counts in termx.seg_score."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from termx.experiments.whitespace.report import ScorerResult
+from termx.storage.copyrows import copy_binary
+from termx.storage.db import driver_transaction
+from termx.storage.store import get_corpus
+
+
+def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequence[ScorerResult]) -> int:
+    """Insert the run and COPY its per-document counts (termx.seg_run, termx.seg_score); returns the run id."""
+    corpus_id = get_corpus(engine, corpus).id
+    with driver_transaction(engine) as conn:
+        run_id = conn.execute("INSERT INTO termx.seg_run (corpus_id, params) VALUES (%s, %s) RETURNING id",
+                              (corpus_id, json.dumps(params))).fetchone()[0]  # type: ignore[index]
+        copy_binary(conn, "termx.seg_score", ("run_id", "scorer", "kind", "doc_no", "doc_name", "b_tp", "b_fp",
+                                              "b_fn", "w_tp", "w_fp", "w_fn"),
+                    ("int4", "text", "text", "int4", "text", "int4", "int4", "int4", "int4", "int4", "int4"),
+                    ((run_id, r.scorer, r.kind, n, name, d["boundary"].correct,
+                      d["boundary"].predicted - d["boundary"].correct, d["boundary"].gold - d["boundary"].correct,
+                      d["word"].correct, d["word"].predicted - d["word"].correct, d["word"].gold - d["word"].correct)
+                     for r in results for n, (name, d) in enumerate(zip(r.names, r.per_document, strict=True))))
+    return int(run_id)
+
+
+def stored_scores(engine: Engine, run_id: int) -> list[dict[str, Any]]:
+    """Overall scores of a stored run, per scorer, from sql/segment_scores.sql."""
+    from termx.storage.sqlfiles import run_sql
+
+    return run_sql(engine, "segment_scores", {"run": run_id})
