@@ -29,7 +29,7 @@ def _status() -> dict:  # type: ignore[type-arg]
     return json.loads(out)[0]
 
 
-def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path) -> None:
+def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     with termx_home(tmp_path / "home"):
         code, _, err = _cli("db", "stop")
         assert code == 0 and "not running" in err
@@ -50,6 +50,14 @@ def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path) -> None:
         code, _, err = _cli("db", "start")  # a second start changes nothing
         assert code == 0 and "already running" in err and _status()["pid"] == first_pid
 
+        code, _, _ = _cli("db", "psql", "--", "-At", "-c", "SHOW search_path")
+        assert code == 0 and capfd.readouterr().out.strip() == "termx,public"
+
+        proc = holder()  # a command uses the kept server and takes no lease on it
+        proc.kill()
+        proc.wait()
+        assert _status()["pid"] == first_pid and _status()["commands"] == 0
+
         os.kill(first_pid, signal.SIGKILL)  # a crash leaves postmaster.pid and orphaned backends behind
         assert wait_for(lambda: not _status()["running"], 30)
         code, _, err = _cli("db", "start")
@@ -61,6 +69,8 @@ def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path) -> None:
 
         code, _, err = _cli("db", "stop")
         assert code == 0 and "stopped" in err
+        code, _, err = _cli("db", "stop")
+        assert code == 0 and "not running" in err
         assert not _status()["running"]
         assert not (tmp_path / "home" / "pgdata" / "postmaster.pid").exists()
         code, _, err = _cli("db", "url")
@@ -95,25 +105,3 @@ def test_temporary_server_lives_while_any_command_holds_it_even_after_kill_9(tmp
             for proc in (first, second):
                 proc.kill()
                 proc.wait()
-
-
-def test_db_start_keeps_a_server_that_commands_then_use(tmp_path: Path) -> None:
-    with termx_home(tmp_path / "home"):
-        started, status = embedded.start()
-        assert started
-        proc = holder()  # uses the kept server, takes no lease
-        proc.kill()
-        proc.wait()
-        assert embedded.status().pid == status.pid and embedded.status().commands == 0
-        assert embedded.stop()
-        assert not embedded.stop()
-
-
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
-def test_psql_runs_with_search_path_termx(tmp_path: Path) -> None:
-    with termx_home(tmp_path / "home"):
-        embedded.start()
-        run = subprocess.run([sys.executable, "-m", "termx", "db", "psql", "--", "-At", "-c", "SHOW search_path"],
-                             env=termx_env(), capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stderr
-        assert run.stdout.strip() == "termx,public"
