@@ -484,20 +484,30 @@ def _write_state(layout: Layout, state: dict[str, Any]) -> None:
 
 
 def _lease(pid: int) -> Lease:
+    return pid, _start_time(pid)
+
+
+def _start_time(pid: int) -> float:
+    """When `pid` started, exactly: clock ticks since boot from /proc (psutil's wall-clock create_time moves when
+    the clock is adjusted, which would make a live lease look dead and stop a server in use)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return float(stat.read().rsplit(b")", 1)[1].split()[19])
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            raise ProcessLookupError(pid) from None
     import psutil
 
-    return pid, psutil.Process(pid).create_time()
+    return round(psutil.Process(pid).create_time())
 
 
 def _live(leases: list[list[float]]) -> list[list[float]]:
     """The leases whose process still runs (same pid and start time)."""
-    import psutil
-
     live = []
-    for pid, created in leases:
-        with suppress(psutil.Error):
-            if abs(psutil.Process(int(pid)).create_time() - created) < 0.01:
-                live.append([pid, created])
+    for pid, started in leases:
+        with suppress(Exception):
+            if _start_time(int(pid)) == started:
+                live.append([pid, started])
     return live
 
 
