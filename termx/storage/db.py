@@ -21,7 +21,8 @@ SCHEMA = "termx"
 
 
 def resolve_url(url: str | None) -> URL:
-    """The SQLAlchemy URL (psycopg 3 driver) for an explicit URL, the environment, or the embedded server."""
+    """The SQLAlchemy URL (psycopg 3 driver) for an explicit URL, the environment, or the embedded server
+    (the kept one of `termx db start`, else one started for the length of this process)."""
     if not url:
         url = os.environ.get("TERMX_DATABASE_URL")
     if not url:
@@ -40,7 +41,13 @@ def resolve_url(url: str | None) -> URL:
 @cache
 def get_engine(url: str | None = None) -> Engine:
     """A connected, migrated engine; raises DatabaseUnavailable with a one-line reason if the server is down."""
-    target = resolve_url(url)
+    engine = connect_or_explain(resolve_url(url))
+    upgrade(engine)
+    return engine
+
+
+def connect_or_explain(target: URL) -> Engine:
+    """An engine that has connected once; DatabaseUnavailable with the server's one-line reason otherwise."""
     engine = sa.create_engine(target, pool_pre_ping=True)
     try:
         with engine.connect() as conn:
@@ -50,7 +57,6 @@ def get_engine(url: str | None = None) -> Engine:
         where = target.render_as_string(hide_password=True)
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
                                   "is the server running? check `url` / TERMX_DATABASE_URL", ("url",)) from None
-    upgrade(engine)
     return engine
 
 
