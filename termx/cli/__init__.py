@@ -62,6 +62,7 @@ def _register() -> None:
     from termx.cli import (
         commands_evaluation,  # noqa: F401
         commands_index,  # noqa: F401
+        commands_jdf,  # noqa: F401
         commands_lookup,  # noqa: F401
         commands_segment,  # noqa: F401
         commands_tbl,  # noqa: F401
