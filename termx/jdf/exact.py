@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from termx.errors import PatternError
-from termx.lookup import find_class
+from termx.lookup import ClassMatch, find_class
 from termx.storage.loaded import LoadedIndex
 
 CANNOT_OCCUR = "it cannot occur in this corpus"  # lookup.pattern_length's hint for a pattern longer than any document
@@ -24,16 +24,22 @@ def interval_documents(index: LoadedIndex, i: int, j: int) -> np.ndarray:
     return np.unique(np.searchsorted(index.doc_start, positions, side="right") - 1)
 
 
-def documents(index: LoadedIndex, pattern: str) -> np.ndarray:
-    """Sorted distinct numbers of the documents holding `pattern` (empty when it does not occur, also when it is
-    longer than every document; an empty or invalid pattern is still a PatternError)."""
+def locate(index: LoadedIndex, pattern: str) -> ClassMatch | None:
+    """The pattern's class, or None when it does not occur (also when it is longer than every document; an empty
+    or invalid pattern is still a PatternError)."""
     try:
         m = find_class(index, pattern)
     except PatternError as exc:
         if exc.hint == CANNOT_OCCUR:
-            return np.empty(0, dtype=np.int64)
+            return None
         raise
-    if not m.found:
+    return m if m.found else None
+
+
+def documents(index: LoadedIndex, pattern: str) -> np.ndarray:
+    """Sorted distinct numbers of the documents holding `pattern` (empty when it does not occur)."""
+    m = locate(index, pattern)
+    if m is None:
         return np.empty(0, dtype=np.int64)
     assert m.i is not None and m.j is not None
     return interval_documents(index, m.i, m.j)

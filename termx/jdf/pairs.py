@@ -17,8 +17,7 @@ from sqlalchemy.engine import Engine
 from termx.jdf import exact
 from termx.jdf.estimate import Estimate, estimate_jdf
 from termx.jdf.measures import association
-from termx.jdf.sketches import Sketches, doc_hashes, merge
-from termx.lookup import find_class
+from termx.jdf.sketches import SEED, Sketches, doc_hashes, merge
 from termx.storage.loaded import LoadedIndex
 
 JDF_FIELDS = ("x", "y", "df_x", "df_y", "jdf", "documents", "table", "pmi", "dice", "lift", "g2", "p_value",
@@ -33,7 +32,7 @@ class Part:
     index: LoadedIndex
     sketches: Sketches | None = None
     first_doc: int = 0
-    seed: int = 0
+    seed: int = SEED
 
 
 def load_parts(engine: Engine, corpus: str, with_sketches: bool) -> list[Part]:
@@ -67,12 +66,14 @@ def sketch_of(parts: Sequence[Part], pattern: str) -> tuple[int, np.ndarray]:
     k = parts[0].sketches.k if parts[0].sketches is not None else 0
     for p in parts:
         assert p.sketches is not None
-        m = find_class(p.index, pattern)
+        m = exact.locate(p.index, pattern)
+        if m is None:
+            continue
         df += m.df[0]
         n = p.sketches.find(m.cls) if m.cls >= 0 else -1
         if n >= 0:
             pieces.append(np.asarray(p.sketches.of(n)))
-        elif m.found:
+        else:
             assert m.i is not None and m.j is not None
             docs = exact.interval_documents(p.index, m.i, m.j) + p.first_doc
             pieces.append(doc_hashes(docs, p.seed))
