@@ -6,11 +6,12 @@
 -- erfc(sqrt(G² / 2)), the upper tail of chi-squared with one degree of freedom.
 CREATE OR REPLACE FUNCTION termx._erfc(x double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-    SELECT CASE WHEN x >= 0 THEN r ELSE 2 - r END
+    SELECT CASE WHEN abs(x) > 26 THEN CASE WHEN x > 0 THEN 0 ELSE 2 END  -- exp() would underflow
+                WHEN x >= 0 THEN r ELSE 2 - r END
     FROM (SELECT t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
                  + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
                  + t * (-0.82215223 + t * 0.17087277))))))))) AS r
-          FROM (SELECT abs(x) AS z, 1 / (1 + 0.5 * abs(x)) AS t) a) b
+          FROM (SELECT least(abs(x), 26) AS z, 1 / (1 + 0.5 * least(abs(x), 26)) AS t) a) b
 $fn$;
 
 -- PMI, Dice, lift, G² and its p-value of the 2×2 document table with margins df_x, df_y, joint count a, D.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 Z95 = 1.959963984540054
@@ -33,12 +34,38 @@ class Estimate:
 def estimate_jdf(sx: np.ndarray, sy: np.ndarray, df_x: int, df_y: int, k: int, documents: int) -> Estimate:
     """jdf(x, y) from the sorted bottom-k sketches of x and y (df_x, df_y and D exact)."""
     if len(sx) < k and len(sy) < k:  # both sketches are complete document sets
-        c = int(len(np.intersect1d(sx, sy, assume_unique=True)))
+        c, _ = union_count(sx, sy, len(sx) + len(sy))
         return Estimate(float(c), 0.0, float(c), float(c), True)
-    union = np.union1d(sx, sy)[:k]
-    kk = len(union)
-    c = int(np.count_nonzero(np.isin(union, sx, assume_unique=True) & np.isin(union, sy, assume_unique=True)))
+    c, kk = union_count(sx, sy, k)
     return from_count(c, kk, df_x, df_y, documents)
+
+
+@nb.njit(cache=True)
+def union_count(sx, sy, k):  # type: ignore[no-untyped-def]
+    """(c, k'): walk the k' = min(k, |S_x ∪ S_y|) smallest hashes of the union of two sorted sketches and count
+    those in both."""
+    a = 0
+    b = 0
+    taken = 0
+    shared = 0
+    while taken < k and (a < len(sx) or b < len(sy)):
+        if b >= len(sy) or (a < len(sx) and sx[a] < sy[b]):
+            a += 1
+        elif a >= len(sx) or sy[b] < sx[a]:
+            b += 1
+        else:
+            a += 1
+            b += 1
+            shared += 1
+        taken += 1
+    return shared, taken
+
+
+@nb.njit(cache=True)
+def point(c, kk, df_x, df_y):  # type: ignore[no-untyped-def]
+    """ĵdf = Ĵ/(1 + Ĵ)·(df_x + df_y) with Ĵ = c / k', at most min(df_x, df_y)."""
+    j = c / kk
+    return min(j / (1.0 + j) * (df_x + df_y), float(min(df_x, df_y)))
 
 
 def from_count(c: int, kk: int, df_x: int, df_y: int, documents: int) -> Estimate:
@@ -47,7 +74,7 @@ def from_count(c: int, kk: int, df_x: int, df_y: int, documents: int) -> Estimat
     total = df_x + df_y
     lo_bound, hi_bound = max(0, total - documents), min(df_x, df_y)
     j = c / kk
-    est = min(max(_jdf(j, total), lo_bound), hi_bound)
+    est = max(point(c, kk, df_x, df_y), float(lo_bound))
     n = max(total - est, kk)  # estimated |x ∪ y|
     fpc = (n - kk) / (n - 1) if n > 1 else 0.0
     se_j = math.sqrt(max(j * (1 - j), 0.0) / kk * fpc)

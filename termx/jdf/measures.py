@@ -10,6 +10,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numba as nb
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Table:
@@ -55,15 +58,21 @@ def lift(df_x: float, df_y: float, jdf: float, documents: int) -> float | None:
 
 def g2(table: Table) -> float:
     """Log-likelihood ratio G² = 2 Σ O ln(O / E), E from the margins (cells with O = 0 add nothing)."""
-    cells = (table.x_and_y, table.x_only, table.y_only, table.neither)
-    total = sum(cells)
-    rows = (table.x_and_y + table.x_only, table.y_only + table.neither)
-    cols = (table.x_and_y + table.y_only, table.x_only + table.neither)
+    return float(g2_cells(float(table.x_and_y), float(table.x_only), float(table.y_only), float(table.neither)))
+
+
+@nb.njit(cache=True)
+def g2_cells(a, b, c, d):  # type: ignore[no-untyped-def]
+    """G² of the table [[a, b], [c, d]] (numba, so that related's candidate pass shares it)."""
+    total = a + b + c + d
+    cells = (a, b, c, d)
+    rows = (a + b, c + d)
+    cols = (a + c, b + d)
     out = 0.0
-    for n, o in enumerate(cells):
+    for n in range(4):
         e = rows[n // 2] * cols[n % 2] / total
-        if o > 0 and e > 0:
-            out += o * math.log(o / e)
+        if cells[n] > 0 and e > 0:
+            out += cells[n] * np.log(cells[n] / e)
     return max(0.0, 2.0 * out)
 
 

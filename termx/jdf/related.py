@@ -15,7 +15,8 @@ import numpy as np
 
 from termx.errors import InputError, PatternError
 from termx.jdf import exact
-from termx.jdf.measures import MEASURES, association
+from termx.jdf.estimate import point, union_count
+from termx.jdf.measures import MEASURES, association, g2_cells
 from termx.jdf.pairs import Part, documents, sketch_of
 from termx.lookup import member
 
@@ -72,34 +73,18 @@ def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", mi
 def _estimates(st, df_t, offsets, hashes, df1, k, min_df, documents, measure):  # type: ignore[no-untyped-def]
     """Sketch estimate of the measure (MEASURES order) for every sketched class; -inf when it shares nothing."""
     out = np.full(len(df1), -np.inf)
-    nt = len(st)
     for n in range(len(df1)):
         if df1[n] < min_df:
             continue
-        s0 = offsets[n]
-        nc = offsets[n + 1] - s0
-        a = 0
-        b = 0
-        taken = 0
-        shared = 0
-        while taken < k and (a < nt or b < nc):
-            if b >= nc or (a < nt and st[a] < hashes[s0 + b]):
-                a += 1
-            elif a >= nt or hashes[s0 + b] < st[a]:
-                b += 1
-            else:
-                a += 1
-                b += 1
-                shared += 1
-            taken += 1
+        sc = hashes[offsets[n]: offsets[n + 1]]
+        shared, taken = union_count(st, sc, k)
         if shared == 0:
             continue
-        if nt < k and nc < k:
+        if len(st) < k and len(sc) < k:  # both complete: the count is exact
+            shared, _ = union_count(st, sc, len(st) + len(sc))
             jdf = float(shared)
         else:
-            jac = shared / taken
-            jdf = jac / (1.0 + jac) * (df_t + df1[n])
-        jdf = min(jdf, float(min(df_t, df1[n])))
+            jdf = point(shared, taken, df_t, df1[n])
         out[n] = _score(df_t, df1[n], jdf, documents, measure)
     return out
 
@@ -113,12 +98,4 @@ def _score(dx, dy, a, total, measure):  # type: ignore[no-untyped-def]
         return 2.0 * a / (dx + dy)
     if measure == 3:
         return a * total / (dx * dy)
-    cells = (a, dx - a, dy - a, total - dx - dy + a)
-    rows = (dx, total - dx)
-    cols = (dy, total - dy)
-    g = 0.0
-    for c in range(4):
-        e = rows[c // 2] * cols[c % 2] / total
-        if cells[c] > 0 and e > 0:
-            g += cells[c] * np.log(cells[c] / e)
-    return 2.0 * g
+    return g2_cells(a, dx - a, dy - a, total - dx - dy + a)
