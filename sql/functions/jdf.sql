@@ -63,6 +63,16 @@ BEGIN
 END
 $fn$;
 
+-- The hashes of a stored sketch (termx.sketch.hashes: int64 little-endian) as bigint[]. (plpgsql functions here:
+-- their bodies call migration 0004_lookup's functions and are only resolved when they run.)
+CREATE OR REPLACE FUNCTION termx._sketch_hashes(b bytea) RETURNS bigint[]
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+BEGIN
+    RETURN ARRAY(SELECT termx._int(b, g.k * 8, 8) FROM generate_series(0, octet_length(b) / 8 - 1) AS g(k)
+                 ORDER BY g.k);
+END
+$fn$;
+
 -- Documents holding a pattern (any string: its interval from termx.find_class).
 CREATE OR REPLACE FUNCTION termx._jdf_docs(corpus text, pattern text) RETURNS integer[]
 LANGUAGE plpgsql STABLE AS $fn$
@@ -102,12 +112,10 @@ $fn$;
 COMMENT ON FUNCTION termx.jdf(text, text, text) IS
     'Exact joint document frequency of two strings with the 2x2 document table, PMI, Dice, lift, G2, p-value.';
 
--- Candidates: sketched classes whose 8 smallest hashes meet the term's sketch (a GIN probe); each is scored by
+-- Candidates: sketched classes whose 8 smallest hashes (column first) meet the term's sketch (a GIN probe); each is scored by
 -- an estimate of jdf (the share of its 8 smallest documents that hold the term, times its df), the best
 -- 10 × n are scored again from their exact documents. Strings that contain the term, or that it contains, and
 -- strings contained in (or containing) a better one are skipped, as termx related does.
-CREATE INDEX IF NOT EXISTS sketch_min8_idx ON termx.sketch USING gin ((hashes[1:8]));
-
 CREATE OR REPLACE FUNCTION termx.related(corpus text, pattern text, n integer DEFAULT 20, measure text DEFAULT 'g2',
                                          min_df integer DEFAULT 5)
 RETURNS TABLE (rank integer, term text, df integer, jdf integer, score double precision)
@@ -142,7 +150,7 @@ BEGIN
     IF cardinality(docs) = 0 THEN
         RETURN;
     END IF;
-    SELECT s.hashes INTO th FROM termx.sketch s WHERE s.shard_id = c.shard_id AND s.i = f.i AND s.j = f.j;
+    SELECT termx._sketch_hashes(s.hashes) INTO th FROM termx.sketch s WHERE s.shard_id = c.shard_id AND s.i = f.i AND s.j = f.j;
     IF th IS NULL THEN
         th := ARRAY(SELECT ss.doc_hash[x + 1] FROM unnest(docs) x ORDER BY 1 LIMIT ss.k);
     END IF;
@@ -150,10 +158,10 @@ BEGIN
         WITH cand AS (
             SELECT s.i, s.j, s.df, s.cls,
                    least(cardinality(docs), s.df,
-                         s.df * cardinality(ARRAY(SELECT unnest(s.hashes[1:8]) INTERSECT SELECT unnest(th)))
+                         s.df * cardinality(ARRAY(SELECT unnest(s.first) INTERSECT SELECT unnest(th)))
                          / least(8, s.df)::float8) AS est
             FROM termx.sketch s
-            WHERE s.shard_id = c.shard_id AND s.hashes[1:8] && th AND s.df >= min_df),
+            WHERE s.shard_id = c.shard_id AND s.first && th AND s.df >= min_df),
         scored AS (
             SELECT cand.*, m.* FROM cand
             CROSS JOIN LATERAL termx._jdf_measures(cardinality(docs), cand.df, cand.est, d) m),

@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 import psycopg
 import sqlalchemy as sa
+from psycopg import sql
 from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
@@ -27,6 +28,7 @@ from termx.storage.loaded import LoadedIndex, load_index
 from termx.storage.paths import home
 
 INT8_OID = 20
+FIRST = 8  # smallest hashes per sketch kept as bigint[] too, for the GIN probe of termx.related
 ROWS_PER_CHUNK = 20000
 
 
@@ -72,7 +74,8 @@ def _store(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketche
     try:
         conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
         with conn.transaction():
-            conn.execute("DELETE FROM termx.sketch_set WHERE shard_id = %s", (index.shard_id,))
+            _drop_stale(conn, index.shard_id)
+            part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
             hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64), params.seed)
             conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
                          " VALUES (%s, %s, %s, %s, %s, %s, %s)",
@@ -81,20 +84,41 @@ def _store(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketche
             ci = np.asarray(index.cls_i)[sk.cls]
             cj = np.asarray(index.cls_j)[sk.cls]
             df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
-            with conn.cursor().copy("COPY termx.sketch (shard_id, cls, i, j, df, hashes) FROM STDIN (FORMAT BINARY)"
-                                    ) as copy:
+            conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
+                                 " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
+            with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, df, first, hashes) FROM STDIN"
+                                            " (FORMAT BINARY)").format(part)) as copy:
                 copy.write(COPY_HEADER)
                 for r0 in range(0, len(sk), ROWS_PER_CHUNK):
                     r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
-                    size = int(30 + 4 * 5 + 4 + 20) * (r1 - r0) + 12 * int(sk.offsets[r1] - sk.offsets[r0])
+                    size = (2 + 5 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
                     buf = np.empty(size, dtype=np.uint8)
                     n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, df1, sk.offsets, sk.hashes, buf)
                     copy.write(buf[:n].tobytes())
                     advance(r1 - r0)
                 copy.write(COPY_TRAILER)
+            # indexes after the load (several times faster than maintaining them row by row), then attach
+            conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+            conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
+            conn.execute(sql.SQL("CREATE INDEX ON {} USING gin (first)").format(part))
+            conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
+                         .format(part, sql.Literal(int(index.shard_id))))
         raw.commit()
     finally:
         raw.close()
+
+
+def _drop_stale(conn: psycopg.Connection, shard_id: int) -> None:
+    """Drop this shard's earlier sketches and the partitions left behind by deleted shards (deleting a corpus
+    cascades to its sketch rows; the emptied partition tables are removed here)."""
+    conn.execute("DELETE FROM termx.sketch_set WHERE shard_id = %s", (shard_id,))
+    stale = conn.execute(
+        "SELECT c.relname FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid"
+        " WHERE h.inhparent = 'termx.sketch'::regclass AND (substring(c.relname from 8)::integer = %s"
+        "  OR NOT EXISTS (SELECT 1 FROM termx.sketch_set s WHERE s.shard_id = substring(c.relname from 8)::integer))",
+        (shard_id,)).fetchall()
+    for (name,) in stale:
+        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier("termx", name)))
 
 
 @nb.njit(cache=True)
@@ -112,25 +136,33 @@ def _int4(buf, pos, v):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _encode(shard_id, r0, r1, cls, ci, cj, df1, offsets, hashes, buf):  # type: ignore[no-untyped-def]
-    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, df (int4) and hashes (int8[], one dimension)."""
+    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, df (int4), first (int8[] of the FIRST smallest hashes)
+    and hashes (bytea, int64 little-endian)."""
     pos = 0
     for r in range(r0, r1):
-        pos = _put(buf, pos, 6, 2)
+        pos = _put(buf, pos, 7, 2)
         pos = _int4(buf, pos, shard_id)
         pos = _int4(buf, pos, cls[r])
         pos = _int4(buf, pos, ci[r])
         pos = _int4(buf, pos, cj[r])
         pos = _int4(buf, pos, df1[r])
-        n = offsets[r + 1] - offsets[r]
+        n = min(offsets[r + 1] - offsets[r], FIRST)
         pos = _put(buf, pos, 20 + 12 * n, 4)
         pos = _put(buf, pos, 1, 4)      # dimensions
         pos = _put(buf, pos, 0, 4)      # no nulls
         pos = _put(buf, pos, INT8_OID, 4)
         pos = _put(buf, pos, n, 4)      # length
         pos = _put(buf, pos, 1, 4)      # lower bound
-        for t in range(offsets[r], offsets[r + 1]):
+        for t in range(offsets[r], offsets[r] + n):
             pos = _put(buf, pos, 8, 4)
             pos = _put(buf, pos, hashes[t], 8)
+        n = offsets[r + 1] - offsets[r]
+        pos = _put(buf, pos, 8 * n, 4)
+        for t in range(offsets[r], offsets[r + 1]):
+            v = hashes[t]
+            for b in range(8):
+                buf[pos + b] = (v >> (8 * b)) & 0xFF
+            pos += 8
     return pos
 
 
