@@ -37,12 +37,12 @@ def test_stored_sketches_equal_recomputed_and_cascade(pets) -> None:  # type: ig
     sk = load_sketches(pets, index)
     assert summary["classes"] == len(sk) > 0
     with pets.connect() as conn:
-        rows = conn.execute(sa.text("SELECT cls, i, j, df, hashes FROM termx.sketch WHERE shard_id = :s ORDER BY cls"),
-                            {"s": index.shard_id}).all()
+        rows = conn.execute(sa.text("SELECT cls, i, j, df, hashes, sil FROM termx.sketch WHERE shard_id = :s"
+                                    " ORDER BY cls"), {"s": index.shard_id}).all()
     assert [r[0] for r in rows] == sk.cls.tolist()
     for n, r in enumerate(rows):
         m = r[0]
-        assert (r[1], r[2], r[3]) == (index.cls_i[m], index.cls_j[m], index.cls_df[m, 0])
+        assert (r[1], r[2], r[3], r[5]) == (index.cls_i[m], index.cls_j[m], index.cls_df[m, 0], index.cls_sil[m])
         assert np.frombuffer(r[4], dtype="<i8").tolist() == np.asarray(sk.of(n)).tolist()
     drop_corpus(pets, "pets")
     with pets.connect() as conn:

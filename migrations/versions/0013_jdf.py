@@ -34,6 +34,7 @@ def upgrade() -> None:
         cls         integer NOT NULL,       -- class number in walk order (j ascending, then i descending)
         i           integer NOT NULL,       -- the class's interval <i,j>, as in termx.class
         j           integer NOT NULL,
+        sil         integer NOT NULL,       -- its SIL: the longest member is the first sil tokens of rank i
         df          integer NOT NULL,       -- df_1 of the class in this shard
         first       bigint[] NOT NULL,      -- the 8 smallest hashes (GIN-indexed: termx.related's candidates)
         hashes      bytea NOT NULL,         -- the min(k, df) smallest document hashes, ascending, 8 bytes each,
@@ -53,6 +54,8 @@ def downgrade() -> None:
     op.execute("""
     DROP FUNCTION termx.related(text, text, integer, text, integer);
     DROP FUNCTION termx.jdf(text, text, text);
+    DROP FUNCTION termx._overlaps(text, text, integer);
+    DROP FUNCTION termx._jdf_score(text, double precision, double precision, double precision, double precision);
     DROP FUNCTION termx._sketch_hashes(bytea);
     DROP FUNCTION termx._jdf_docs(text, text);
     DROP FUNCTION termx._interval_docs(integer, integer, integer, bigint[]);

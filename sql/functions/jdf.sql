@@ -112,10 +112,37 @@ $fn$;
 COMMENT ON FUNCTION termx.jdf(text, text, text) IS
     'Exact joint document frequency of two strings with the 2x2 document table, PMI, Dice, lift, G2, p-value.';
 
--- Candidates: sketched classes whose 8 smallest hashes (column first) meet the term's sketch (a GIN probe); each is scored by
--- an estimate of jdf (the share of its 8 smallest documents that hold the term, times its df), the best
--- 10 × n are scored again from their exact documents. Strings that contain the term, or that it contains, and
--- strings contained in (or containing) a better one are skipped, as termx related does.
+-- The chosen measure of a 2×2 document table (an SQL function the planner inlines into related's candidate query).
+CREATE OR REPLACE FUNCTION termx._jdf_score(measure text, dx double precision, dy double precision,
+                                           a double precision, d double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+    SELECT CASE measure
+        WHEN 'pmi' THEN CASE WHEN a > 0 THEN ln(a * d / (dx * dy)) / ln(2) END
+        WHEN 'dice' THEN 2 * a / (dx + dy)
+        WHEN 'lift' THEN a * d / (dx * dy)
+        ELSE 2 * (CASE WHEN a > 0 THEN a * ln(a * d / (dx * dy)) ELSE 0 END
+                  + CASE WHEN dx - a > 0 THEN (dx - a) * ln((dx - a) * d / (dx * (d - dy))) ELSE 0 END
+                  + CASE WHEN dy - a > 0 THEN (dy - a) * ln((dy - a) * d / ((d - dx) * dy)) ELSE 0 END
+                  + CASE WHEN d - dx - dy + a > 0
+                         THEN (d - dx - dy + a) * ln((d - dx - dy + a) * d / ((d - dx) * (d - dy))) ELSE 0 END)
+    END
+$fn$;
+
+-- True when the texts overlap at an end by at least `m` characters (a suffix of one is a prefix of the other),
+-- or one contains the other: fragments of the same string.
+CREATE OR REPLACE FUNCTION termx._overlaps(a text, b text, m integer) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+    SELECT strpos(a, b) > 0 OR strpos(b, a) > 0
+        OR EXISTS (SELECT 1 FROM generate_series(least(m, char_length(a), char_length(b)),
+                                                  least(char_length(a), char_length(b)) - 1) AS g(n)
+                   WHERE right(a, g.n) = left(b, g.n) OR right(b, g.n) = left(a, g.n))
+$fn$;
+
+-- Candidates: sketched classes whose 8 smallest hashes (column first) meet the term's 32 smallest (a GIN
+-- probe) at least twice (or at all, for classes with at most 8 documents); each is scored on an estimate of jdf
+-- (the share of its 8 smallest documents that hold the term, times its df); the best 3 × n are scored again
+-- from their exact documents. Strings that overlap the term (contain it, are contained in it, or share an end
+-- of 2+ characters), and strings overlapping a better one by 3+ characters, are skipped, as termx related does.
 CREATE OR REPLACE FUNCTION termx.related(corpus text, pattern text, n integer DEFAULT 20, measure text DEFAULT 'g2',
                                          min_df integer DEFAULT 5)
 RETURNS TABLE (rank integer, term text, df integer, jdf integer, score double precision)
@@ -129,7 +156,12 @@ DECLARE
     docs integer[];
     th bigint[];
     d integer;
+    dt integer;
     r record;
+    sa_w integer;
+    sa_chunk bigint;
+    tok_w integer;
+    tok_chunk bigint;
     kept text[] := '{}';
     out_rank integer := 0;
 BEGIN
@@ -147,43 +179,44 @@ BEGIN
     starts := ARRAY(SELECT x.start FROM termx.document x WHERE x.corpus_id = c.corpus_id ORDER BY x.doc_no);
     SELECT * INTO f FROM termx.find_class(corpus, pattern);
     docs := termx._interval_docs(c.shard_id, f.i, f.j, starts);
-    IF cardinality(docs) = 0 THEN
+    dt := cardinality(docs);
+    IF dt = 0 THEN
         RETURN;
     END IF;
-    SELECT termx._sketch_hashes(s.hashes) INTO th FROM termx.sketch s WHERE s.shard_id = c.shard_id AND s.i = f.i AND s.j = f.j;
-    IF th IS NULL THEN
-        th := ARRAY(SELECT ss.doc_hash[x + 1] FROM unnest(docs) x ORDER BY 1 LIMIT ss.k);
-    END IF;
+    th := ARRAY(SELECT ss.doc_hash[x + 1] FROM unnest(docs) x ORDER BY 1 LIMIT 32);
+    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_w, sa_chunk
+    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
+    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO tok_w, tok_chunk
+    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
     FOR r IN
         WITH cand AS (
-            SELECT s.i, s.j, s.df, s.cls,
-                   least(cardinality(docs), s.df,
-                         s.df * cardinality(ARRAY(SELECT unnest(s.first) INTERSECT SELECT unnest(th)))
-                         / least(8, s.df)::float8) AS est
+            SELECT s.i, s.j, s.sil, s.df,
+                   cardinality(ARRAY(SELECT unnest(s.first) INTERSECT SELECT unnest(th))) AS shared
             FROM termx.sketch s
             WHERE s.shard_id = c.shard_id AND s.first && th AND s.df >= min_df),
-        scored AS (
-            SELECT cand.*, m.* FROM cand
-            CROSS JOIN LATERAL termx._jdf_measures(cardinality(docs), cand.df, cand.est, d) m),
         best AS (
-            SELECT * FROM scored
-            ORDER BY CASE measure WHEN 'g2' THEN scored.g2 WHEN 'pmi' THEN scored.pmi WHEN 'dice' THEN scored.dice
-                                  ELSE scored.lift END DESC NULLS LAST
-            LIMIT 10 * n),
+            SELECT cand.* FROM cand
+            WHERE cand.shared >= 2 OR cand.df <= 8
+            ORDER BY termx._jdf_score(measure, dt, cand.df,
+                                      least(dt, cand.df, cand.df * cand.shared / least(8, cand.df)::float8), d)
+                     DESC NULLS LAST
+            LIMIT 3 * n),
         exact AS (
-            SELECT b.*, z.text AS txt, cardinality(ARRAY(SELECT unnest(termx._interval_docs(c.shard_id, b.i, b.j, starts))
-                                                  INTERSECT SELECT unnest(docs))) AS a
+            SELECT b.*, z.text AS txt,
+                   cardinality(ARRAY(SELECT unnest(termx._interval_docs(c.shard_id, b.i, b.j, starts))
+                                     INTERSECT SELECT unnest(docs))) AS a
             FROM best b
-            CROSS JOIN LATERAL (SELECT btrim(k.rep, E' \n\t') AS text FROM termx.class k
-                                WHERE k.shard_id = c.shard_id AND k.i = b.i AND k.j = b.j) z)
-        SELECT e.txt, e.df, e.a, CASE measure WHEN 'g2' THEN m.g2 WHEN 'pmi' THEN m.pmi WHEN 'dice' THEN m.dice
-                                              ELSE m.lift END AS sc
-        FROM exact e CROSS JOIN LATERAL termx._jdf_measures(cardinality(docs), e.df, e.a, d) m
-        WHERE e.a > 0 AND e.txt <> '' AND strpos(e.txt, pattern) = 0 AND strpos(pattern, e.txt) = 0
+            CROSS JOIN LATERAL (  -- the longest member, cut as the stored rep is
+                SELECT btrim(termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, tok_w,
+                                         termx._int(termx._bytes(c.shard_id, 'sa', sa_chunk, b.i::bigint * sa_w, sa_w),
+                                                    0, sa_w),
+                                         least(b.sil, c.rep_cap), 1000), E' \n\t\r') AS text) z)
+        SELECT e.txt, e.df, e.a, termx._jdf_score(measure, dt, e.df, e.a, d) AS sc
+        FROM exact e
+        WHERE e.a > 0 AND e.txt <> '' AND NOT termx._overlaps(e.txt, pattern, 2)
         ORDER BY sc DESC NULLS LAST
     LOOP
-        CONTINUE WHEN r.sc IS NULL
-            OR EXISTS (SELECT 1 FROM unnest(kept) q WHERE strpos(q, r.txt) > 0 OR strpos(r.txt, q) > 0);
+        CONTINUE WHEN r.sc IS NULL OR EXISTS (SELECT 1 FROM unnest(kept) q WHERE termx._overlaps(q, r.txt, 3));
         kept := kept || r.txt;
         out_rank := out_rank + 1;
         rank := out_rank;

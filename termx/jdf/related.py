@@ -2,8 +2,9 @@
 
 Every sketched class is compared with the term's sketch (one numba pass over all sketches); the best estimates
 become candidates, their exact jdf (documents of the class's interval) gives the final score. A class stands for
-its longest member; strings that contain the term or are contained in it are skipped, and so is a candidate
-contained in (or containing) one ranked above it, so that one word does not fill the list with its fragments.
+its longest member; strings that contain the term, are contained in it or share an end of 2+ characters with it are
+skipped, and so is a candidate that overlaps one ranked above it (3+ characters), so that one word does not fill the
+list with its fragments.
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ from termx.lookup import member
 
 RELATED_FIELDS = ("rank", "term", "df", "jdf", "score", "pmi", "dice", "lift", "g2")
 CANDIDATES_PER_RESULT = 10
+TERM_OVERLAP = 2    # characters a candidate may not share with an end of the term ("e OPE", "PEC m" for OPEC)
+RESULT_OVERLAP = 3  # ... nor with an end of a better result ("il pr" after "l price")
+
+
+def overlaps(a: str, b: str, m: int) -> bool:
+    """One contains the other, or a suffix of one of at least m characters is a prefix of the other."""
+    if a in b or b in a:
+        return True
+    return any(a[-n:] == b[:n] or b[-n:] == a[:n] for n in range(min(m, len(a), len(b)), min(len(a), len(b))))
 
 
 def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", min_df: int = 5) -> list[dict[str, Any]]:
@@ -49,7 +59,7 @@ def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", mi
         m = int(sk.cls[n])
         i, j = int(index.cls_i[m]), int(index.cls_j[m])
         text = member(index, i, int(index.cls_sil[m])).strip()
-        if not text or term in text or text in term:
+        if not text or overlaps(text, term, TERM_OVERLAP):
             continue
         docs_c = exact.interval_documents(index, i, j)
         jdf = exact.joint(docs_t, docs_c)
@@ -61,7 +71,7 @@ def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", mi
     rows.sort(key=lambda r: -r["score"])
     kept: list[dict[str, Any]] = []
     for r in rows:
-        if any(r["term"] in k["term"] or k["term"] in r["term"] for k in kept):
+        if any(overlaps(r["term"], k["term"], RESULT_OVERLAP) for k in kept):
             continue
         kept.append({"rank": len(kept) + 1, **r})
         if len(kept) == top:

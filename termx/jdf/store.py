@@ -83,17 +83,18 @@ def _store(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketche
                           seconds))
             ci = np.asarray(index.cls_i)[sk.cls]
             cj = np.asarray(index.cls_j)[sk.cls]
+            sil = np.asarray(index.cls_sil)[sk.cls]
             df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
             conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
                                  " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
-            with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, df, first, hashes) FROM STDIN"
+            with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, first, hashes) FROM STDIN"
                                             " (FORMAT BINARY)").format(part)) as copy:
                 copy.write(COPY_HEADER)
                 for r0 in range(0, len(sk), ROWS_PER_CHUNK):
                     r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
-                    size = (2 + 5 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
+                    size = (2 + 6 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
                     buf = np.empty(size, dtype=np.uint8)
-                    n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, df1, sk.offsets, sk.hashes, buf)
+                    n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, sil, df1, sk.offsets, sk.hashes, buf)
                     copy.write(buf[:n].tobytes())
                     advance(r1 - r0)
                 copy.write(COPY_TRAILER)
@@ -135,16 +136,17 @@ def _int4(buf, pos, v):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _encode(shard_id, r0, r1, cls, ci, cj, df1, offsets, hashes, buf):  # type: ignore[no-untyped-def]
-    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, df (int4), first (int8[] of the FIRST smallest hashes)
+def _encode(shard_id, r0, r1, cls, ci, cj, sil, df1, offsets, hashes, buf):  # type: ignore[no-untyped-def]
+    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, sil, df (int4), first (int8[] of the FIRST smallest hashes)
     and hashes (bytea, int64 little-endian)."""
     pos = 0
     for r in range(r0, r1):
-        pos = _put(buf, pos, 7, 2)
+        pos = _put(buf, pos, 8, 2)
         pos = _int4(buf, pos, shard_id)
         pos = _int4(buf, pos, cls[r])
         pos = _int4(buf, pos, ci[r])
         pos = _int4(buf, pos, cj[r])
+        pos = _int4(buf, pos, sil[r])
         pos = _int4(buf, pos, df1[r])
         n = min(offsets[r + 1] - offsets[r], FIRST)
         pos = _put(buf, pos, 20 + 12 * n, 4)
