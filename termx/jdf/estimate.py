@@ -1,9 +1,10 @@
 """jdf from two bottom-k sketches, with a standard error and a 95 % interval (docs/jdf.md derives them).
 
-U = the bottom-k of S_x ∪ S_y is a uniform random sample without replacement of k' = |U| documents from
-x ∪ y (a random hash orders documents at random), and a document of U is in x ∩ y exactly when its hash is in
-both sketches. So c = |U ∩ S_x ∩ S_y| is hypergeometric: Ĵ = c / k' estimates the Jaccard J = |x∩y| / |x∪y|
-with Var(Ĵ) = J(1 − J)/k' · (n − k')/(n − 1), n = |x∪y|. With df_x and df_y known exactly,
+U = the hashes of S_x ∪ S_y up to τ (the smaller of the largest hashes of the sketches that are full, i.e. hold
+k) is a uniform random sample without replacement of k' = |U| ≥ k documents from x ∪ y (a random hash orders
+documents at random; every document of x ∪ y below τ is in the sketches), and a document of U is in x ∩ y
+exactly when its hash is in both sketches. So c = |U ∩ S_x ∩ S_y| is hypergeometric: Ĵ = c / k' estimates
+the Jaccard J = |x∩y| / |x∪y| with Var(Ĵ) = J(1 − J)/k' · (n − k')/(n − 1), n = |x∪y|. With df_x and df_y known exactly,
 jdf = J/(1 + J) · (df_x + df_y); its standard error follows by the delta method, and the interval maps a
 Wilson score interval for J (finite-population corrected) through the same increasing function.
 When both sketches hold fewer than k hashes they are the whole document sets and the answer is exact.
@@ -33,30 +34,41 @@ class Estimate:
 
 def estimate_jdf(sx: np.ndarray, sy: np.ndarray, df_x: int, df_y: int, k: int, documents: int) -> Estimate:
     """jdf(x, y) from the sorted bottom-k sketches of x and y (df_x, df_y and D exact)."""
-    if len(sx) < k and len(sy) < k:  # both sketches are complete document sets
-        c, _ = union_count(sx, sy, len(sx) + len(sy))
-        return Estimate(float(c), 0.0, float(c), float(c), True)
     c, kk = union_count(sx, sy, k)
+    if len(sx) < k and len(sy) < k:  # both sketches are complete document sets
+        return Estimate(float(c), 0.0, float(c), float(c), True)
     return from_count(c, kk, df_x, df_y, documents)
 
 
 @nb.njit(cache=True)
 def union_count(sx, sy, k):  # type: ignore[no-untyped-def]
-    """(c, k'): walk the k' = min(k, |S_x ∪ S_y|) smallest hashes of the union of two sorted sketches and count
-    those in both."""
+    """(c, k'): the union's hashes up to τ = the smaller largest hash of the sketches that hold k (the others
+    are whole sets), k' of them, c of them in both sketches. Every document of x ∪ y hashing below τ is in
+    the sketches, so these k' (between k and 2k) are a uniform sample of x ∪ y — more than the bottom k alone,
+    as DataSketches' theta intersection also uses."""
+    tau = np.iinfo(np.int64).max
+    if len(sx) >= k:
+        tau = sx[len(sx) - 1]
+    if len(sy) >= k:
+        tau = min(tau, sy[len(sy) - 1])
     a = 0
     b = 0
     taken = 0
     shared = 0
-    while taken < k and (a < len(sx) or b < len(sy)):
+    while a < len(sx) or b < len(sy):
         if b >= len(sy) or (a < len(sx) and sx[a] < sy[b]):
+            h = sx[a]
             a += 1
         elif a >= len(sx) or sy[b] < sx[a]:
+            h = sy[b]
             b += 1
         else:
+            h = sx[a]
             a += 1
             b += 1
-            shared += 1
+            shared += 1 if h <= tau else 0
+        if h > tau:
+            break
         taken += 1
     return shared, taken
 

@@ -91,7 +91,6 @@ def _estimates(st, df_t, offsets, hashes, df1, k, min_df, documents, measure):  
         if shared == 0:
             continue
         if len(st) < k and len(sc) < k:  # both complete: the count is exact
-            shared, _ = union_count(st, sc, len(st) + len(sc))
             jdf = float(shared)
         else:
             jdf = point(shared, taken, df_t, df1[n])
