@@ -67,13 +67,17 @@ def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path, capfd: pyt
         with psycopg.connect(embedded.url()) as conn:
             assert conn.execute("SELECT 1").fetchone() == (1,)
 
+        stopped_url = embedded.url()
         code, _, err = _cli("db", "stop")
         assert code == 0 and "stopped" in err
         code, _, err = _cli("db", "stop")
         assert code == 0 and "not running" in err
         assert not _status()["running"]
         assert not (tmp_path / "home" / "pgdata" / "postmaster.pid").exists()
-        code, _, err = _cli("db", "url")
+        # stopped: the address it will have (its socket under TERMX_HOME), said to be not running
+        code, out, err = _cli("db", "url")
+        assert code == 0 and "not running" in err and out.strip() == stopped_url
+        code, _, err = _cli("db", "url", "--tcp")
         assert code == 1 and "not running" in err
 
 

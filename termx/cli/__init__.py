@@ -20,11 +20,13 @@ from termx.errors import TermxError
 INDEX_PANEL = "Index & corpora"
 LOOKUP_PANEL = "Look-ups"
 TERMS_PANEL = "Terms"
+STUDIES_PANEL = "Adaptation & co-occurrence"
 WORDBREAK_PANEL = "Word breaking"
 EVALUATION_PANEL = "Evaluation"
 TBL_PANEL = "TBL"
 DATABASE_PANEL = "Database"
-PANELS = (INDEX_PANEL, LOOKUP_PANEL, TERMS_PANEL, WORDBREAK_PANEL, EVALUATION_PANEL, TBL_PANEL, DATABASE_PANEL)
+PANELS = (INDEX_PANEL, LOOKUP_PANEL, TERMS_PANEL, STUDIES_PANEL, WORDBREAK_PANEL, EVALUATION_PANEL, TBL_PANEL,
+          DATABASE_PANEL)
 
 
 class _Group(TyperGroup):
@@ -139,6 +141,7 @@ def _register() -> None:
         commands_db,  # noqa: F401
         commands_evaluation,  # noqa: F401
         commands_index,  # noqa: F401
+        commands_jdf,  # noqa: F401
         commands_lookup,  # noqa: F401
         commands_segment,  # noqa: F401
         commands_tbl,  # noqa: F401

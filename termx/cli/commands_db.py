@@ -64,10 +64,15 @@ def db_url(
     tcp: Annotated[bool, typer.Option("--tcp", help="The 127.0.0.1 address (a server started with --tcp) "
                                       "instead of the socket.")] = False,
 ) -> None:
-    """A libpq URL of the running embedded server, for psql, psycopg, pandas, SQLAlchemy or notebooks."""
+    """A libpq URL of the embedded server, for psql, psycopg, pandas, SQLAlchemy or notebooks (a stopped server's
+    address, with a note on stderr)."""
     from termx.storage import embedded
 
-    emit(embedded.url(with_password=password, tcp=tcp))
+    address = embedded.url(with_password=password, tcp=tcp)
+    if not embedded.status().running:
+        typer.echo("the embedded PostgreSQL is not running: this is its address once `termx db start` has "
+                   "started it", err=True)
+    emit(address)
 
 
 @db_app.command("psql", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

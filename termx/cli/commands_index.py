@@ -46,6 +46,9 @@ def index(
     invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
                                                "byte offset) or replace with U+FFFD and count.")] = OnInvalid.reject,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
+    sketches: Annotated[bool, typer.Option("--sketches", help="Also store bottom-k MinHash sketches (k=256, "
+                                           "classes with df_1 >= 20) for termx jdf --sketch and termx related "
+                                           "(same as termx sketch afterwards).")] = False,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
@@ -59,6 +62,11 @@ def index(
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
         summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress)
+        if sketches:
+            from termx.jdf.store import build_sketches
+
+            for stage, seconds in build_sketches(engine, corpus, progress=progress)["seconds"].items():
+                summary.seconds[stage] = seconds
     if fmt is Format.json:
         emit(to_json(summary.as_dict()))
     elif fmt is Format.table:

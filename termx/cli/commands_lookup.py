@@ -9,22 +9,11 @@ from rich.cells import cell_len
 
 from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
-from termx.cli.output import Format, escape_controls, render, to_json
-
-VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
+from termx.cli.output import Format, render, to_json, visible_rows
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
 PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's unit (word corpora: split like "
                                                 "the indexer splits).")]
-
-
-def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
-    """For the terminal (table): newlines and tabs as visible marks (⏎ ␍ ⇥), other control characters escaped.
-    csv, tsv and json keep the text exact (csv/tsv quote fields that hold newlines or tabs)."""
-    if fmt is not Format.table:
-        return rows
-    return [{k: escape_controls(v.translate(VISIBLE)) if isinstance(v, str) else v for k, v in r.items()}
-            for r in rows]
 
 
 def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
@@ -47,7 +36,7 @@ def stats(
     from termx.lookup import stats as lookup_stats
 
     rows = lookup_stats(_load(db, corpus), patterns)
-    emit(render(_visible(rows, fmt), fmt, STATS_FIELDS))
+    emit(render(visible_rows(rows, fmt), fmt, STATS_FIELDS))
 
 
 def _kwic(rows: list[dict[str, Any]], joiner: str) -> str:
@@ -83,7 +72,7 @@ def concordance(
 
     index = _load(db, corpus)
     rows = lookup_concordance(index, pattern, left, right, limit or None)
-    shown = _visible(rows, fmt)
+    shown = visible_rows(rows, fmt)
     joiner = " " if index.unit.value == "word" else ""
     emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, CONCORDANCE_FIELDS))
     if not quiet:
@@ -116,17 +105,17 @@ def class_(
     info["size"] = row["sil"] - row["lbl"] if row["freq"] else 0
     info.update(shortest=row["shortest"], longest=row["longest"])
     if not members:
-        emit(render(_visible([info], fmt), fmt))
+        emit(render(visible_rows([info], fmt), fmt))
         return
     listed = class_members(index, pattern, limit or None)
     member_rows = [{"length": n, "member": s} for n, s in enumerate(listed, (row["lbl"] or 0) + 1)]
     if fmt is Format.json:
         emit(to_json([{**info, "members": listed}]))
     elif fmt is Format.table:
-        emit(render(_visible([info], fmt), fmt) + "\n\n" + render(_visible(member_rows, fmt), fmt,
+        emit(render(visible_rows([info], fmt), fmt) + "\n\n" + render(visible_rows(member_rows, fmt), fmt,
                                                                    ["length", "member"]))
     else:
-        emit(render(_visible(member_rows, fmt), fmt, ["length", "member"]))
+        emit(render(visible_rows(member_rows, fmt), fmt, ["length", "member"]))
     if not quiet and len(listed) < info["size"]:
         typer.echo(f"{len(listed)} of {info['size']} members (--limit 0 lists all)", err=True)
 
@@ -163,4 +152,4 @@ def sql_command(
     from termx.storage.db import get_engine
 
     rows = run_sql(get_engine(db), name, values)
-    emit(render(_visible(rows, fmt), fmt))
+    emit(render(visible_rows(rows, fmt), fmt))

@@ -151,3 +151,15 @@ class LinesWriter:
         if self.fmt is LinesFormat.jsonl:
             return json_text(record)
         return ("\t" if self.fmt is LinesFormat.tsv else " ").join(record["words"])
+
+
+VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
+
+
+def visible_rows(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
+    """For the terminal (table): newlines and tabs as visible marks (⏎ ␍ ⇥), other control characters escaped.
+    csv, tsv and json keep the text exact (csv/tsv quote fields that hold newlines or tabs)."""
+    if fmt is not Format.table:
+        return rows
+    return [{k: escape_controls(v.translate(VISIBLE)) if isinstance(v, str) else v for k, v in r.items()}
+            for r in rows]

@@ -199,16 +199,26 @@ def status() -> Status:
 
 
 def url(with_password: bool = False, tcp: bool = False) -> str:
-    """The libpq URL of the running server (its socket, or 127.0.0.1 with `tcp`): with a passfile parameter,
-    or the password itself."""
+    """The libpq URL of the server (its socket, or 127.0.0.1 with `tcp`): with a passfile parameter, or the
+    password itself. A stopped server's socket address is given too (it is where `termx db start` puts it)."""
     layout = _layout()
     pm = _postmaster(layout)
     if pm is None:
-        raise DatabaseUnavailable("the embedded PostgreSQL is not running", "start it with `termx db start`")
+        pm = _stopped_address(layout, tcp)
     if tcp and not pm.tcp:
         raise DatabaseUnavailable("the embedded PostgreSQL is not listening on TCP",
                                   "restart it with `termx db stop; termx db start --tcp PORT`")
     return _url(layout, pm, _password(layout) if with_password else None, tcp)
+
+
+def _stopped_address(layout: Layout, tcp: bool) -> Postmaster:
+    """Where a stopped server will listen when started without TCP: its socket under $TERMX_HOME. A private
+    runtime directory (a long $TERMX_HOME) or a TCP port is only known once it runs."""
+    if not layout.pgpass.exists():
+        raise DatabaseUnavailable("there is no embedded database yet", "`termx db start` creates and starts it")
+    if tcp or not _fits(layout.local_socket_dir):
+        raise DatabaseUnavailable("the embedded PostgreSQL is not running", "start it with `termx db start`")
+    return Postmaster(pid=0, started=datetime.now(UTC), socket_dir=layout.local_socket_dir, port=PORT, tcp=False)
 
 
 def psql_command(target: str) -> tuple[list[str], dict[str, str]]:

@@ -1,0 +1,105 @@
+"""Joint document frequency commands: jdf, related, sketch."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from termx.cli import STUDIES_PANEL, app
+from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.output import Format, render, to_json, visible_rows
+from termx.cli.progress import RichProgress
+
+CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
+TABLE_COLUMNS = ["x", "y", "df_x", "df_y", "jdf", "documents", "pmi", "dice", "lift", "g2", "p_value", "method",
+                 "stderr", "interval", "note"]
+
+
+def _flat(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
+    """Table/CSV views: the contingency table as four columns (JSON keeps it as an object)."""
+    if fmt in (Format.json, Format.jsonl):
+        return rows
+    out = []
+    for r in rows:
+        t = r["table"]
+        flat = {k: v for k, v in r.items() if k != "table"}
+        flat.update(x_and_y=t["x_and_y"], x_only=t["x_only"], y_only=t["y_only"], neither=t["neither"])
+        out.append(flat)
+    return out
+
+
+@app.command(rich_help_panel=STUDIES_PANEL)
+def jdf(
+    corpus: CorpusArg,
+    x: Annotated[str, typer.Argument(help="First string, read in the corpus's unit.")],
+    ys: Annotated[list[str], typer.Argument(help="One or more strings to pair with X.")],
+    exact: Annotated[bool, typer.Option("--exact", help="Count from the suffix-array intervals (the "
+                                        "default).")] = False,
+    sketch: Annotated[bool, typer.Option("--sketch", help="Estimate from the stored bottom-k sketches, with a "
+                                         "standard error and 95% interval (termx sketch makes them).")] = False,
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Joint document frequency of X with each Y: df_x, df_y, jdf, the 2x2 document table (x_and_y, x_only,
+    y_only, neither), PMI, Dice, lift Pr(y|x)/Pr(y), log-likelihood G2 and its p-value (chi2, 1 df)."""
+    from termx.errors import InputError
+    from termx.jdf.pairs import jdf_pairs, load_parts
+    from termx.storage.db import get_engine
+
+    if exact and sketch:
+        raise InputError("--exact and --sketch exclude each other")
+    parts = load_parts(get_engine(db), corpus, with_sketches=sketch)
+    rows = jdf_pairs(parts, x, ys, "sketch" if sketch else "exact")
+    cols = TABLE_COLUMNS[:6] + ["x_and_y", "x_only", "y_only", "neither"] + TABLE_COLUMNS[6:]
+    emit(render(_flat(rows, fmt), fmt, cols))
+
+
+@app.command(rich_help_panel=STUDIES_PANEL)
+def related(
+    corpus: CorpusArg,
+    term: Annotated[str, typer.Argument(help="The term whose companions to find.")],
+    top: Annotated[int, typer.Option("--top", min=1, help="How many strings to show.")] = 20,
+    measure: Annotated[str, typer.Option("--measure", help="Ranking: g2 (log-likelihood), pmi, dice or "
+                                         "lift.")] = "g2",
+    min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep strings in at least this many documents "
+                                        "(only sketched classes, df_1 >= the sketch threshold, are "
+                                        "candidates).")] = 5,
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Strings that co-occur with TERM in documents more than chance: candidates from the sketches, scores from
+    exact jdf; strings containing TERM or contained in it are skipped."""
+    from termx.jdf.pairs import load_parts
+    from termx.jdf.related import RELATED_FIELDS
+    from termx.jdf.related import related as find_related
+    from termx.storage.db import get_engine
+
+    rows = find_related(load_parts(get_engine(db), corpus, with_sketches=True), term, top, measure, min_df)
+    emit(render(visible_rows(rows, fmt), fmt, RELATED_FIELDS))
+
+
+@app.command(rich_help_panel=STUDIES_PANEL)
+def sketch(
+    corpus: CorpusArg,
+    k: Annotated[int, typer.Option("--k", min=1, max=65536, help="Hashes per sketch (bottom-k).")] = 256,
+    threshold: Annotated[int, typer.Option("--threshold", min=1, help="Sketch the classes with df_1 >= this "
+                                           "many documents.")] = 20,
+    db: DbOption = None,
+    quiet: QuietOption = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format (table on stderr, json on "
+                                        "stdout).")] = Format.table,
+) -> None:
+    """Compute and store bottom-k MinHash sketches of the document sets of a corpus's frequent classes (one
+    pass over the class tree), for termx jdf --sketch and termx related."""
+    from termx.jdf.store import build_sketches
+    from termx.storage.db import get_engine
+
+    with RichProgress(enabled=not quiet) as progress:
+        summary = build_sketches(get_engine(db), corpus, k, threshold, progress)
+    if fmt in (Format.json, Format.jsonl):
+        emit(to_json(summary))
+    elif not quiet:
+        seconds = summary.pop("seconds")
+        typer.echo(render([summary], Format.table) + "\n\n" +
+                   render([{"stage": s, "seconds": v} for s, v in seconds.items()], Format.table), err=True)

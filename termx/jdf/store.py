@@ -1,0 +1,221 @@
+"""Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded index and stores them (binary
+COPY, one transaction per corpus); readers recompute them from the loaded index with the stored parameters and
+keep them in a local cache beside the index cache (as storage.loaded does for classes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numba as nb
+import numpy as np
+import psycopg
+import sqlalchemy as sa
+from psycopg import sql
+from sqlalchemy.engine import Engine
+
+from termx.errors import InputError
+from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, class_sketches, doc_hashes
+from termx.progress import Progress, Silent, Timings
+from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
+from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.paths import home
+
+INT8_OID = 20
+FIRST = 8  # smallest hashes per sketch kept as bigint[] too, for the GIN probe of termx.related
+ROWS_PER_CHUNK = 20000
+
+
+@dataclass
+class SketchParams:
+    """How a shard's sketches were made."""
+
+    k: int
+    threshold: int
+    seed: int
+
+
+def sketch_index(index: LoadedIndex, params: SketchParams, first_doc: int = 0) -> Sketches:
+    """The sketches of a loaded shard (classes with df_1 >= threshold)."""
+    return class_sketches(np.asarray(index.lcp), np.asarray(index.sa), np.asarray(index.doc_start),
+                          np.asarray(index.doc_len), np.ascontiguousarray(index.cls_df[:, 0]), first_doc,
+                          params.k, params.threshold, params.seed)
+
+
+def build_sketches(engine: Engine, corpus: str, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD,
+                   progress: Progress | None = None, timings: Timings | None = None) -> dict[str, Any]:
+    """Compute and store the sketches of every shard of `corpus` (replacing earlier ones); a summary."""
+    if k < 1 or threshold < 1:
+        raise InputError("k and threshold must be at least 1")
+    progress = progress or Silent()
+    timings = timings if timings is not None else Timings()
+    with timings.stage("load index", progress):
+        index = load_index(engine, corpus)
+    params = SketchParams(k, threshold, SEED)
+    with timings.stage("sketch", progress):
+        sk = sketch_index(index, params)
+    _cache_put(engine, index, params, sk)
+    with timings.stage("store sketches", progress, len(sk)) as advance:
+        _store(engine, index, params, sk, timings.get("sketch", 0.0), advance)
+    return {"corpus": corpus, "k": k, "threshold": threshold, "classes": len(sk),
+            "hash_bytes": int(sk.hashes.nbytes), "bytes_per_class": round(sk.hashes.nbytes / max(len(sk), 1), 1),
+            "seconds": {name: round(v, 3) for name, v in timings.items()}}
+
+
+def _store(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches, seconds: float,
+           advance: Any) -> None:
+    raw = engine.raw_connection()
+    try:
+        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
+        with conn.transaction():
+            _drop_stale(conn, index.shard_id)
+            part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
+            hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64), params.seed)
+            conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
+                         " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                         (index.shard_id, params.k, params.threshold, params.seed, len(sk), hashes.tolist(),
+                          seconds))
+            ci = np.asarray(index.cls_i)[sk.cls]
+            cj = np.asarray(index.cls_j)[sk.cls]
+            sil = np.asarray(index.cls_sil)[sk.cls]
+            df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
+            conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
+                                 " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
+            with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, first, hashes) FROM STDIN"
+                                            " (FORMAT BINARY)").format(part)) as copy:
+                copy.write(COPY_HEADER)
+                for r0 in range(0, len(sk), ROWS_PER_CHUNK):
+                    r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
+                    size = (2 + 6 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
+                    buf = np.empty(size, dtype=np.uint8)
+                    n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, sil, df1, sk.offsets, sk.hashes, buf)
+                    copy.write(buf[:n].tobytes())
+                    advance(r1 - r0)
+                copy.write(COPY_TRAILER)
+            # indexes after the load (several times faster than maintaining them row by row), then attach
+            conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+            conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
+            conn.execute(sql.SQL("CREATE INDEX ON {} USING gin (first)").format(part))
+            conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
+                         .format(part, sql.Literal(int(index.shard_id))))
+        raw.commit()
+    finally:
+        raw.close()
+
+
+def _drop_stale(conn: psycopg.Connection, shard_id: int) -> None:
+    """Drop this shard's earlier sketches and the partitions left behind by deleted shards (deleting a corpus
+    cascades to its sketch rows; the emptied partition tables are removed here)."""
+    conn.execute("DELETE FROM termx.sketch_set WHERE shard_id = %s", (shard_id,))
+    stale = conn.execute(
+        "SELECT c.relname FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid"
+        " WHERE h.inhparent = 'termx.sketch'::regclass AND (substring(c.relname from 8)::integer = %s"
+        "  OR NOT EXISTS (SELECT 1 FROM termx.sketch_set s WHERE s.shard_id = substring(c.relname from 8)::integer))",
+        (shard_id,)).fetchall()
+    for (name,) in stale:
+        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier("termx", name)))
+
+
+@nb.njit(cache=True)
+def _put(buf, pos, v, width):  # type: ignore[no-untyped-def]
+    for b in range(width):
+        buf[pos + b] = (v >> (8 * (width - 1 - b))) & 0xFF
+    return pos + width
+
+
+@nb.njit(cache=True)
+def _int4(buf, pos, v):  # type: ignore[no-untyped-def]
+    pos = _put(buf, pos, 4, 4)
+    return _put(buf, pos, v, 4)
+
+
+@nb.njit(cache=True)
+def _encode(shard_id, r0, r1, cls, ci, cj, sil, df1, offsets, hashes, buf):  # type: ignore[no-untyped-def]
+    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, sil, df (int4), first (int8[] of the FIRST smallest hashes)
+    and hashes (bytea, int64 little-endian)."""
+    pos = 0
+    for r in range(r0, r1):
+        pos = _put(buf, pos, 8, 2)
+        pos = _int4(buf, pos, shard_id)
+        pos = _int4(buf, pos, cls[r])
+        pos = _int4(buf, pos, ci[r])
+        pos = _int4(buf, pos, cj[r])
+        pos = _int4(buf, pos, sil[r])
+        pos = _int4(buf, pos, df1[r])
+        n = min(offsets[r + 1] - offsets[r], FIRST)
+        pos = _put(buf, pos, 20 + 12 * n, 4)
+        pos = _put(buf, pos, 1, 4)      # dimensions
+        pos = _put(buf, pos, 0, 4)      # no nulls
+        pos = _put(buf, pos, INT8_OID, 4)
+        pos = _put(buf, pos, n, 4)      # length
+        pos = _put(buf, pos, 1, 4)      # lower bound
+        for t in range(offsets[r], offsets[r] + n):
+            pos = _put(buf, pos, 8, 4)
+            pos = _put(buf, pos, hashes[t], 8)
+        n = offsets[r + 1] - offsets[r]
+        pos = _put(buf, pos, 8 * n, 4)
+        for t in range(offsets[r], offsets[r + 1]):
+            v = hashes[t]
+            for b in range(8):
+                buf[pos + b] = (v >> (8 * b)) & 0xFF
+            pos += 8
+    return pos
+
+
+def stored_params(engine: Engine, index: LoadedIndex) -> SketchParams | None:
+    """The parameters of the shard's stored sketches, or None when it has none."""
+    with engine.connect() as conn:
+        row = conn.execute(sa.text("SELECT k, threshold, seed FROM termx.sketch_set WHERE shard_id = :s"),
+                           {"s": index.shard_id}).first()
+    return SketchParams(row[0], row[1], row[2]) if row else None
+
+
+_memo: dict[tuple[str, int, str, int, int, int], Sketches] = {}
+
+
+def load_sketches(engine: Engine, index: LoadedIndex) -> Sketches:
+    """The shard's sketches (memo, local cache, or recomputed with the stored parameters); InputError when the
+    corpus has none."""
+    params = stored_params(engine, index)
+    if params is None:
+        raise InputError(f"corpus {index.corpus.name!r} has no sketches",
+                         f"run termx sketch {index.corpus.name}, or use --exact")
+    key = (engine.url.render_as_string(hide_password=True), index.corpus.id, index.corpus.created_at, params.k,
+           params.threshold, params.seed)
+    hit = _memo.get(key)
+    if hit is None:
+        folder = _cache_dir(engine, index, params)
+        if (folder / "hashes.npy").exists():
+            arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in ("cls", "offsets", "hashes")}
+            hit = Sketches(params.k, params.threshold, **arrays)
+        else:
+            hit = sketch_index(index, params)
+            _cache_put(engine, index, params, hit)
+        _memo[key] = hit
+    return hit
+
+
+def _cache_dir(engine: Engine, index: LoadedIndex, params: SketchParams) -> Path:
+    url = engine.url.render_as_string(hide_password=True)
+    tag = hashlib.sha256(f"{url}|{index.corpus.id}|{index.corpus.created_at}|{params}".encode()).hexdigest()[:16]
+    return home() / "cache" / f"sketch-{index.corpus.id}-{tag}"
+
+
+def _cache_put(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches) -> None:
+    folder = _cache_dir(engine, index, params)
+    if folder.exists():
+        return
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent))
+    for a in ("cls", "offsets", "hashes"):
+        np.save(tmp / f"{a}.npy", getattr(sk, a))
+    try:
+        os.rename(tmp, folder)
+    except OSError:  # another process filled it first
+        shutil.rmtree(tmp, ignore_errors=True)
