@@ -2,7 +2,7 @@
 which every sql/terms_*.sql extends with its score.
 
 Revision ID: 0009_terms_candidates
-Revises: 0008_segment_tbl
+Revises: 0003_tbl, 0004_lookup, 0007_terms_reference, 0008_segment_tbl
 """
 
 from alembic import op
@@ -10,9 +10,9 @@ from alembic import op
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0009_terms_candidates"
-down_revision = "0008_segment_tbl"
+down_revision = ("0003_tbl", "0004_lookup", "0007_terms_reference", "0008_segment_tbl")
 branch_labels = None
-depends_on = "0005_terms"  # terms.sql reads termx.candidate; an SQL function's body is checked at CREATE time
+depends_on = None  # 0005_terms (termx.candidate, which terms.sql reads) is an ancestor through 0007
 
 
 def upgrade() -> None:
