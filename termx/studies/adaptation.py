@@ -19,7 +19,7 @@ from termx.index.classes import enumerate_classes
 from termx.lookup import find_class
 from termx.storage.loaded import LoadedIndex
 from termx.studies.halves import doc_of_rank
-from termx.studies.split import SplitIndex, history_room, split_index
+from termx.studies.split import SplitIndex, split_index
 
 ADAPT_FIELDS = ("pattern", "a", "b", "c", "d", "p_adapt", "prior", "p_neg_adapt", "adaptation", "df")
 
