@@ -108,8 +108,7 @@ def split_counts(index: LoadedIndex, dor: np.ndarray | None = None) -> SplitCoun
     sp = split_index(index, dor)
     classes = enumerate_classes(sp.lcp)
     unit = sp.doc.astype(np.int64) * 2 + sp.half
-    ranks = np.arange(len(sp.lcp), dtype=np.int32)
-    pointers = np.stack([ranks, docfreq.neighbors(unit, 2 * index.n_docs), docfreq.neighbors(sp.doc, index.n_docs)])
+    pointers = np.stack([docfreq.neighbors(unit, 2 * index.n_docs), docfreq.neighbors(sp.doc, index.n_docs)])
     counts = docfreq.pointer_counts(sp.lcp, len(classes), pointers, sp.half, 2)
     freq = counts[:, 0, :]
     df_half = freq - counts[:, 1, :]

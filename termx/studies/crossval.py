@@ -16,6 +16,7 @@ from termx.storage.loaded import LoadedIndex
 from termx.studies.halves import bucket_counts, collection_halves, doc_of_rank
 
 BY = ("df", "freq")
+DENSE_FREQ = 1024  # bins with freq up to this are counted in a dense array (no sort)
 
 
 @dataclass
@@ -93,17 +94,30 @@ def crossval_bins(stats: HalfStatistics, by: str = "df") -> CrossvalBins:
         raise ValueError(f"by must be one of {BY}")
     keep = stats.freq1 > 0
     f1 = stats.freq1[keep].astype(np.int64)
-    d1 = stats.df1[keep].astype(np.int64) if by == "df" else np.full(int(keep.sum()), -1, np.int64)
-    strings = stats.strings[keep]
-    f2 = stats.freq2[keep].astype(np.int64)
-    key = f1 * (int(d1.max(initial=0)) + 2) + (d1 + 1)
-    uniq, inverse = np.unique(key, return_inverse=True)
-    n = np.bincount(inverse, weights=strings).astype(np.int64)
-    classes = np.bincount(inverse).astype(np.int64)
-    f2sum = np.bincount(inverse, weights=strings * f2).astype(np.int64)
-    freq = np.zeros(len(uniq), np.int64)
-    df = np.zeros(len(uniq), np.int64)
-    freq[inverse] = f1
-    df[inverse] = d1
+    d1 = stats.df1[keep].astype(np.int64) if by == "df" else np.zeros(int(keep.sum()), np.int64)
+    strings = stats.strings[keep].astype(np.float64)
+    f2 = stats.freq2[keep].astype(np.float64)
+    # dense keys (no sort) for freq <= DENSE_FREQ: (freq, df) -> freq(freq-1)/2 + df, df in 0..freq-1 or 1..freq
+    small = f1 <= DENSE_FREQ
+    key = np.where(small, f1 * (f1 + 1) // 2 + d1, 0)
+    size = DENSE_FREQ * (DENSE_FREQ + 1) // 2 + DENSE_FREQ + 1
+    parts = []
+    dense = [np.bincount(key[small], weights=w[small], minlength=size) for w in (strings, np.ones(len(f1)),
+                                                                                 strings * f2)]
+    ks = np.flatnonzero(dense[1])
+    kf = ((np.sqrt(8 * ks + 1) - 1) // 2).astype(np.int64)
+    kf[kf * (kf + 1) // 2 > ks] -= 1
+    kf[(kf + 1) * (kf + 2) // 2 <= ks] += 1
+    parts.append((kf, ks - kf * (kf + 1) // 2, *(d[ks] for d in dense)))
+    big = ~small
+    if big.any():
+        uniq, inverse = np.unique(f1[big] * (int(d1[big].max()) + 1) + d1[big], return_inverse=True)
+        sums = [np.bincount(inverse, weights=w[big]) for w in (strings, np.ones(len(f1)), strings * f2)]
+        first = np.zeros(len(uniq), np.int64)
+        first[inverse] = np.arange(len(inverse))
+        parts.append((f1[big][first], d1[big][first], *sums))
+    freq, df, n, classes, f2sum = (np.concatenate(c) for c in zip(*parts, strict=True))
     order = np.lexsort((-df, freq))
-    return CrossvalBins(freq[order], df[order], n[order], classes[order], f2sum[order])
+    df = df if by == "df" else np.full(len(df), -1, np.int64)
+    return CrossvalBins(freq[order], df[order], np.rint(n[order]).astype(np.int64),
+                        np.rint(classes[order]).astype(np.int64), np.rint(f2sum[order]).astype(np.int64))

@@ -65,6 +65,7 @@ class Distribution:
     def entropy(self) -> float:
         """H(k) in bits with the geometric tail model."""
         h = -sum(p * math.log2(p) for p in self.pr if p > 0)
+        h += 0.0  # no -0.0
         if self.tail > 0:
             mu = self._tail_geometric()
             q = mu / (mu + 1)
@@ -109,6 +110,8 @@ def nbinom_fit(dist: Distribution) -> tuple[float | None, float | None, float]:
     counts = dist.counts
 
     def nll(theta: np.ndarray) -> float:
+        if abs(theta[0]) > 700 or abs(theta[1]) > 700:
+            return 1e300
         r, p = math.exp(theta[0]), 1.0 / (1.0 + math.exp(-theta[1]))
         ll = _loglik(counts, _cells(stats.nbinom.pmf(ks, r, p), dist.k))
         return -ll if math.isfinite(ll) else 1e300
@@ -120,7 +123,7 @@ def nbinom_fit(dist: Distribution) -> tuple[float | None, float | None, float]:
     p0 = min(max(r0 / (r0 + mean), 1e-9), 1 - 1e-9)
     best = optimize.minimize(nll, np.array([math.log(r0), math.log(p0 / (1 - p0))]), method="Nelder-Mead",
                              options={"xatol": 1e-8, "fatol": 1e-10, "maxiter": 4000})
-    r, p = math.exp(best.x[0]), 1.0 / (1.0 + math.exp(-best.x[1]))
+    r, p = math.exp(min(best.x[0], 700.0)), 1.0 / (1.0 + math.exp(-min(max(best.x[1], -700.0), 700.0)))
     return r, p, -float(best.fun)
 
 

@@ -43,8 +43,7 @@ def bucket_counts(lcp: np.ndarray, n_classes: int, unit_of_rank: np.ndarray, n_u
                   bucket_of_rank: np.ndarray, n_buckets: int) -> BucketCounts:
     """freq and df_1 per bucket of the classes of `lcp`; a unit (document, document half) never straddles buckets."""
     neighbor = docfreq.neighbors(unit_of_rank, n_units)
-    ranks = np.arange(len(neighbor), dtype=np.int32)
-    counts = docfreq.pointer_counts(lcp, n_classes, np.stack([ranks, neighbor]),
+    counts = docfreq.pointer_counts(lcp, n_classes, neighbor[None, :],
                                     bucket_of_rank.astype(np.int8), n_buckets)
     freq = counts[:, 0, :]
     return BucketCounts(freq=freq, df=freq - counts[:, 1, :])
