@@ -193,3 +193,21 @@ def test_unknown_corpus_is_one_line_error(db_env) -> None:  # type: ignore[no-un
     for args in (("crossval", "nope-none"), ("adapt", "nope-none", "x")):
         r = _run(*args)
         assert r.exit_code == 1 and r.stderr.startswith("Error:") and "Traceback" not in r.output
+
+
+def test_stored_bins_go_with_the_corpus(engine, db_env) -> None:  # type: ignore[no-untyped-def]
+    import sqlalchemy as sa
+
+    from termx.storage.store import drop_corpus
+
+    index = _build(engine, ["abab", "ab", "b"])
+    assert _run("crossval", index.corpus.name).exit_code == 0
+    count = sa.text("SELECT count(*) FROM termx.crossval_bin WHERE corpus_id = :c")
+    with engine.connect() as conn:
+        assert conn.execute(count, {"c": index.corpus.id}).scalar() == 2
+    assert _run("crossval", index.corpus.name).exit_code == 0  # a rerun replaces, never duplicates
+    with engine.connect() as conn:
+        assert conn.execute(count, {"c": index.corpus.id}).scalar() == 2
+    drop_corpus(engine, index.corpus.name)
+    with engine.connect() as conn:
+        assert conn.execute(count, {"c": index.corpus.id}).scalar() == 0
