@@ -155,14 +155,19 @@ def main() -> None:
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL"), help="PostgreSQL URL")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--neighbors", type=int, default=10)
-    parser.add_argument("--skip-cost", action="store_true")
+    parser.add_argument("--only", choices=["tables", "priming", "cost"], action="append",
+                        help="Run only these sections (repeat it); default all.")
     args = parser.parse_args()
+    only = set(args.only or ["tables", "priming", "cost"])
     engine = get_engine(args.db)
     db = engine.url.render_as_string(hide_password=False)
-    for name, unit in (("reuters_word", Unit.word), ("reuters_byte", Unit.byte)):
-        tables(corpus(engine, name, unit), args.neighbors)
-    priming_command(db, "reuters_word", args.neighbors)
-    if not args.skip_cost:
+    if "tables" in only:
+        for name, unit in (("reuters_word", Unit.word), ("reuters_byte", Unit.byte)):
+            tables(corpus(engine, name, unit), args.neighbors)
+    if "priming" in only:
+        corpus(engine, "reuters_word", Unit.word)
+        priming_command(db, "reuters_word", args.neighbors)
+    if "cost" in only:
         cost(args.repeats)
 
 

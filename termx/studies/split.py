@@ -32,26 +32,55 @@ class SplitIndex:
     room: np.ndarray   # tokens to the end of the suffix's half (history) or document (test)
 
 
-def history_room(index: LoadedIndex, doc_of_rank: np.ndarray) -> np.ndarray:
-    """Per original rank: tokens from the suffix to the history/test cut (> 0 in the history, <= 0 in the test)."""
-    cut = index.doc_start[doc_of_rank] + index.doc_len[doc_of_rank] // 2
-    return (cut - index.sa).astype(np.int64)
-
-
 def split_index(index: LoadedIndex, doc_of_rank: np.ndarray) -> SplitIndex:
     """Re-sort the suffixes for the history/test cut of every document and clip their LCP there."""
-    room = history_room(index, doc_of_rank)
-    clip = np.where(room > 0, room, NO_CLIP).astype(np.int64)
+    room, clip = _rooms(index.sa, doc_of_rank, index.doc_start, index.doc_len)
     anchor = _anchors(index.lcp, clip)
     cut = np.flatnonzero(anchor >= 0)
     cut = cut[np.lexsort((cut, clip[cut], anchor[cut]))]
     order = _merge(len(index.lcp), cut, anchor)
-    anchor_of = np.where(anchor >= 0, anchor, np.arange(len(anchor)))[order]
-    lcp = _split_lcp(index.lcp, anchor_of, clip[order])
-    doc = doc_of_rank[order]
-    end = index.doc_start[doc] + index.doc_len[doc] - index.sa[order]
-    half = (room[order] <= 0).astype(np.int8)
-    return SplitIndex(order, lcp, doc, half, np.where(half == 0, room[order], end))
+    anchor_of, clip_of, doc, half, room_of = _permute(order, anchor, clip, room, doc_of_rank, index.doc_start,
+                                                      index.doc_len, index.sa)
+    return SplitIndex(order, _split_lcp(index.lcp, anchor_of, clip_of), doc, half, room_of)
+
+
+@nb.njit(cache=True)
+def _rooms(sa, dor, doc_start, doc_len):  # type: ignore[no-untyped-def]
+    """Per rank: tokens from the suffix to its document's history/test cut (> 0 in the history), and the clip
+    that imposes (NO_CLIP for test suffixes)."""
+    n = len(sa)
+    room = np.empty(n, dtype=np.int64)
+    clip = np.empty(n, dtype=np.int64)
+    for w in range(n):
+        d = dor[w]
+        r = doc_start[d] + doc_len[d] // 2 - sa[w]
+        room[w] = r
+        clip[w] = r if r > 0 else NO_CLIP
+    return room, clip
+
+
+@nb.njit(cache=True)
+def _permute(order, anchor, clip, room, dor, doc_start, doc_len, sa):  # type: ignore[no-untyped-def]
+    """Per new rank: anchor, clip, document, half and tokens to the end of its half."""
+    n = len(order)
+    anchor_of = np.empty(n, dtype=np.int32)
+    clip_of = np.empty(n, dtype=np.int64)
+    doc = np.empty(n, dtype=np.int32)
+    half = np.empty(n, dtype=np.int8)
+    room_of = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        e = order[k]
+        anchor_of[k] = anchor[e] if anchor[e] >= 0 else e
+        clip_of[k] = clip[e]
+        d = dor[e]
+        doc[k] = d
+        if room[e] > 0:
+            half[k] = 0
+            room_of[k] = room[e]
+        else:
+            half[k] = 1
+            room_of[k] = doc_start[d] + doc_len[d] - sa[e]
+    return anchor_of, clip_of, doc, half, room_of
 
 
 @nb.njit(cache=True)
