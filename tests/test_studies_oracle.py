@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from termx.index.indexer import index_documents
@@ -19,6 +19,7 @@ from termx.studies.agreement import agreement, segments
 from termx.studies.crossval import crossval_bins, half_statistics
 
 from .oracle import df_k, substring_occurrences, token_lists
+from .test_index_oracle import corpora, settings_db
 
 KMAX = 3
 
@@ -112,11 +113,8 @@ def _check(engine, texts: list[str], unit: Unit) -> None:  # type: ignore[no-unt
         assert ag.both_zero == sum(1 for p1, p2 in pairs if p1 == 0 and p2 == 0)
 
 
-settings_db = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
 @settings_db
-@given(texts=st.lists(st.text(alphabet="ab_c", min_size=1, max_size=14), min_size=1, max_size=5))
+@given(texts=corpora)
 def test_byte_unit_matches_brute_force(engine, texts: list[str]) -> None:
     _check(engine, texts, Unit.byte)
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from termx.index import docfreq
 from termx.index.classes import enumerate_classes
-from termx.lookup import find_class
+from termx.lookup import adaptation, find_class
 from termx.storage.loaded import LoadedIndex
 from termx.studies.halves import doc_of_rank
 from termx.studies.split import SplitIndex, split_index
@@ -74,8 +74,6 @@ def contingency(index: LoadedIndex, pattern: str) -> Contingency:
 
 def adapt_rows(index: LoadedIndex, patterns: Sequence[str]) -> list[dict[str, Any]]:
     """Method 1 and method 2 side by side for named patterns (the contract's fields)."""
-    from termx.lookup import adaptation
-
     rows = []
     for p in patterns:
         t = contingency(index, p)
