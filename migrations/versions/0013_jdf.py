@@ -2,7 +2,7 @@
 termx.related (sql/functions/jdf.sql).
 
 Revision ID: 0013_jdf
-Revises: 0009_terms_candidates
+Revises: 0012_studies
 """
 
 from alembic import op
@@ -10,7 +10,7 @@ from alembic import op
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0013_jdf"
-down_revision = "0009_terms_candidates"
+down_revision = "0012_studies"
 branch_labels = None
 depends_on = None
 

@@ -27,6 +27,9 @@ def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
 def stats(
     corpus: CorpusArg,
     patterns: Annotated[list[str], typer.Argument(help="One or more patterns, read in the corpus's unit.")],
+    dist: Annotated[bool, typer.Option("--dist", help="Instead: Pr(k) for k = 0..K-1 and the tail Pr(k >= K), "
+                                       "mean, variance, entropy, and Poisson / negative binomial / Katz "
+                                       "K-mixture fits (docs/adaptation.md).")] = False,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
@@ -35,7 +38,14 @@ def stats(
     from termx.lookup import STATS_FIELDS
     from termx.lookup import stats as lookup_stats
 
-    rows = lookup_stats(_load(db, corpus), patterns)
+    index = _load(db, corpus)
+    rows = lookup_stats(index, patterns)
+    if dist:
+        from termx.studies.distribution import DIST_FIELDS, dist_row
+
+        rows = [dist_row(r["pattern"], r["freq"], r["df"], index.n_docs) for r in rows]
+        emit(render(visible_rows(rows, fmt), fmt, DIST_FIELDS))
+        return
     emit(render(visible_rows(rows, fmt), fmt, STATS_FIELDS))
 
 

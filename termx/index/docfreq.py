@@ -107,3 +107,56 @@ def _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out):  # type: igno
                 else:
                     st_sil[sp] = h
     return m
+
+
+
+def pointer_counts(lcp: np.ndarray, n_classes: int, pointers: np.ndarray, bucket: np.ndarray,
+                   n_buckets: int) -> np.ndarray:
+    """Per class and bucket of w: freq = #{w in <i,j>} and, for each of T rank-valued arrays (-1 = none),
+    #{w in <i,j> : pointers[t, w] >= i}; shape (classes, 1 + T, n_buckets), freq first.
+
+    The cdf_k walk with the neighbor chain replaced by any pointer arrays: the slides' `cdfk[half]` code
+    generalised, so halves of the collection, history/test halves of documents and "previous rank of the same
+    document half" all reuse the one class-tree propagation."""
+    depth = int(lcp.max()) + 2 if len(lcp) else 2
+    out = np.zeros((n_classes, 1 + pointers.shape[0], n_buckets), dtype=np.int32)
+    _pointer_walk(lcp, pointers, bucket, n_buckets, depth, out)
+    return out
+
+
+@nb.njit(cache=True)
+def _pointer_walk(lcp, pointers, bucket, n_buckets, depth, out):  # type: ignore[no-untyped-def]
+    """classes._walk replayed; rank w adds 1 to the top frame (freq) and to the deepest open frame holding
+    pointers[t, w]; popped frames hand their counts to their parent (as _cdf_walk)."""
+    n = len(lcp)
+    n_ptr = pointers.shape[0]
+    st_start = np.zeros(depth + 1, dtype=np.int32)
+    st_sil = np.zeros(depth + 1, dtype=np.int32)
+    counts = np.zeros((depth + 1, 1 + n_ptr, n_buckets), dtype=np.int32)
+    st_sil[0] = -1
+    sp = 0
+    m = 0
+    for w in range(n):
+        h = lcp[w]
+        if h > st_sil[sp]:
+            sp += 1
+            st_start[sp] = w
+            st_sil[sp] = h
+            counts[sp, :, :] = 0
+        b = bucket[w]
+        counts[sp, 0, b] += 1
+        for t in range(n_ptr):
+            p = pointers[t, w]
+            if p >= st_start[sp]:  # the top frame: no search
+                counts[sp, 1 + t, b] += 1
+            elif p >= 0:
+                counts[_find(st_start, sp, p), 1 + t, b] += 1
+        while h < st_sil[sp]:
+            out[m, :, :] = counts[sp, :, :]
+            m += 1
+            if h <= st_sil[sp - 1]:
+                counts[sp - 1, :, :] += counts[sp, :, :]
+                sp -= 1
+            else:
+                st_sil[sp] = h
+    return m
