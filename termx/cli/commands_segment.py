@@ -6,7 +6,8 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
@@ -109,23 +110,36 @@ def segment(
     """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
     search for the best total score. White space already in the input stays a boundary."""
     from termx.storage.db import get_engine
-    from termx.storage.loaded import load_index
-    from termx.wordbreak import Segmenter
+    from termx.wordbreak.lines import segment_record
 
     options = _options(param, [scorer])[scorer.value]
     lines = _read_input(source)
     with RichProgress(enabled=not quiet) as progress:
-        segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, options, progress)
-    broken = segmenter.segment_lines(lines)
+        broken = _segmenter(get_engine(db), corpus, scorer, max_len, options, progress, quiet)(lines)
     if fmt is SegmentFormat.text:
         emit("\n".join(" ".join(words) for words in broken))
         return
-    rows = []
-    for n, (line, words) in enumerate(zip(lines, broken, strict=True), 1):
-        ends = [len(w) for w in words]
-        offsets = [sum(ends[:k]) for k in range(1, len(words))]
-        rows.append({"line": n, "text": line, "words": words, "boundaries": offsets})
-    emit(json.dumps(rows, ensure_ascii=False))
+    emit(json.dumps([segment_record(n, line, words) for n, (line, words) in enumerate(zip(lines, broken,
+                                                                                            strict=True), 1)],
+                    ensure_ascii=False))
+
+
+def _segmenter(engine: Any, corpus: str, scorer: Scorer, max_len: int, options: dict[str, float],
+               progress: RichProgress, quiet: bool) -> Callable[[list[str]], list[list[str]]]:
+    """lines -> words: the corpus's stored branching model (trained and stored on first use), or a table scorer
+    over the loaded index."""
+    if scorer is Scorer.branching:
+        from termx.wordbreak.stored import segment_model
+
+        model, source = segment_model(engine, corpus, max_len, options, progress)
+        if source == "trained" and not quiet:
+            typer.echo(f"trained the branching model of {corpus!r} and stored it with the corpus "
+                       f"({model.nodes:,} n-grams); later calls load it", err=True)
+        return model.segment_lines
+    from termx.storage.loaded import load_index
+    from termx.wordbreak import Segmenter
+
+    return Segmenter(load_index(engine, corpus), scorer, max_len, options, progress).segment_lines
 
 
 @app.command()

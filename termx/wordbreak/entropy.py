@@ -75,6 +75,19 @@ def corpus_classes(index: LoadedIndex, start: int, stop: int) -> np.ndarray:
     return _lookup(cps[tokens], table)
 
 
+UNSPACED = (HAN, HIRAGANA, KATAKANA, HANGUL)
+"""Scripts written without spaces between words."""
+SCRIPT_SAMPLE = 1 << 20
+"""Tokens of a corpus read to decide its script."""
+
+
+def mostly_unspaced(index: LoadedIndex) -> bool:
+    """Whether most letters of the corpus (its first SCRIPT_SAMPLE tokens) are Han, Kana or Hangul."""
+    classes = corpus_classes(index, 0, min(len(index.tokens), SCRIPT_SAMPLE))
+    unspaced = int(np.isin(classes, UNSPACED).sum())
+    return unspaced > int((classes == LETTER).sum())
+
+
 @nb.njit(cache=True)
 def _class_of(cp, table):  # type: ignore[no-untyped-def]
     if cp < 0x10000:

@@ -7,7 +7,9 @@ per candidate string (a (class, length) pair of the index), giving log P(w) = lo
 
     S(w, p) = λ · log P(w) + [p > 0] · (evidence(p) − θ)
 
-and Viterbi maximises the sum. Step (2) fixes what raw substring counts get wrong ("ofthe" occurs 15,000
+and Viterbi maximises the sum. A word of the model has count(w) > 0; besides them only single characters are
+allowed (at log P = log(ε / words)), so the model is a finite table that new text can be segmented from
+(termx.wordbreak.compact). Step (2) fixes what raw substring counts get wrong ("ofthe" occurs 15,000
 times as a substring but is rarely a word of the evidence segmentation).
 """
 
@@ -38,6 +40,12 @@ class BranchingParams:
     theta: float = 2.0        # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
 
+    @classmethod
+    def unspaced(cls) -> BranchingParams:
+        """Defaults for corpora mostly in Han, Kana or Hangul: θ₀, λ, θ chosen by word F1 on the first quarter of
+        the SIGHAN 2005 PKU test lines (development lines, never scored; docs/segment.md)."""
+        return cls(theta0=0.0, weight=1.0, theta=-12.0)
+
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
         return asdict(self)
@@ -61,7 +69,9 @@ class BranchingModel:
         self.type_count = np.maximum(sil - index.cls_lbl, 0)
         self.type_offset = np.concatenate([[0], np.cumsum(self.type_count)[:-1]]).astype(np.int64)
         counts, words = self._self_train(progress)
-        self.log_p = np.log(counts + params.smoothing) - np.log(max(words, 1))
+        self.counts = counts
+        with np.errstate(divide="ignore"):
+            self.log_p = np.where(counts > 0, np.log(counts + params.smoothing) - np.log(max(words, 1)), -np.inf)
         self.log_p_unknown = float(np.log(params.smoothing) - np.log(max(words, 1)))
 
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
@@ -123,14 +133,26 @@ class BranchingModel:
 def _word_scores(fcand, ev, log_p, log_p_unknown, weight, theta, lbl, offset, char_len, out):  # type: ignore[no-untyped-def]
     n, max_len = out.shape
     for p in range(n):
+        for length in range(1, max_len + 1):
+            c = fcand[p, length - 1]
+            out[p, length - 1] = log_p[offset[c] + length - lbl[c] - 1] if c >= 0 else -np.inf
+    _combine(out, ev, log_p_unknown, weight, theta, char_len)
+
+
+@nb.njit(cache=True)
+def _combine(out, ev, log_p_unknown, weight, theta, char_len):  # type: ignore[no-untyped-def]
+    """In place: log P of the word at (p, L) (-inf: not a word of the model) becomes S(w, p); single characters
+    outside the model get log_p_unknown; -inf where no word may go (past the end, inside a UTF-8 character)."""
+    n, max_len = out.shape
+    for p in range(n):
         start = ev[p] - theta if p > 0 else 0.0
         for length in range(1, max_len + 1):
+            lp = out[p, length - 1]
             out[p, length - 1] = -np.inf
             if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
                 continue
-            c = fcand[p, length - 1]
-            if c >= 0:
-                out[p, length - 1] = weight * log_p[offset[c] + length - lbl[c] - 1] + start
+            if lp > -np.inf:
+                out[p, length - 1] = weight * lp + start
             elif length == char_len[p]:
                 out[p, length - 1] = weight * log_p_unknown + start
 
