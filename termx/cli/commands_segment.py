@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer

@@ -73,8 +73,8 @@ class CompactModel:
         return len(self.fkeys) + len(self.rkeys)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The arrays to store (the hash tables are rebuilt from them on load)."""
-        return {a: getattr(self, a) for a in _ARRAYS}
+        """The arrays to store, each 1-d (the hash tables are rebuilt from them on load)."""
+        return {a: getattr(self, a).ravel() for a in _ARRAYS}
 
     def meta(self) -> dict[str, Any]:
         """The scalars to store beside the arrays."""
@@ -84,8 +84,10 @@ class CompactModel:
     @classmethod
     def from_stored(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> CompactModel:
         """The model from meta() and arrays() as stored."""
+        values = {a: np.asarray(arrays[a]) for a in _ARRAYS}
+        values["mean"] = values["mean"].reshape(2, -1)
         return cls(Unit(meta["unit"]), int(meta["max_len"]), dict(meta["params"]), float(meta["log_p_unknown"]),
-                   **{a: arrays[a] for a in _ARRAYS})
+                   **values)
 
     def ids(self, text: str) -> np.ndarray:
         """Token ids of `text` in the corpus's unit (-1 for a character the corpus never uses)."""
@@ -131,8 +133,8 @@ def compact_model(model: Any, unit: Unit, vocab: list[str] | None) -> CompactMod
                br.reverse_tree.branches, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64), window, 0, window)
     cps = np.array([ord(v) for v in vocab], dtype=np.int64) if unit is Unit.char and vocab else \
         np.zeros(0, dtype=np.int64)
-    return CompactModel(unit, max_len, model.params.as_dict(), model.log_p_unknown, *f, *r[:3],
-                        np.ascontiguousarray(br.mean), cps)
+    return CompactModel(unit, max_len, model.params.as_dict(), model.log_p_unknown, fkeys=f[0], fsil=f[1], fh=f[2],
+                        flogp=f[3], rkeys=r[0], rsil=r[1], rh=r[2], mean=np.ascontiguousarray(br.mean), vocab=cps)
 
 
 def _nodes(tokens: np.ndarray, sa: np.ndarray, ci: np.ndarray, lbl: np.ndarray, sil: np.ndarray,
