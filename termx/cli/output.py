@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any
+
+from termx.records import jsonable as _jsonable
 
 
 class Format(str, Enum):
@@ -19,19 +20,6 @@ class Format(str, Enum):
     tsv = "tsv"
     json = "json"
     jsonl = "jsonl"
-
-
-def _jsonable(value: Any) -> Any:
-    """Turn NumPy scalars/arrays and non-finite floats into plain JSON values."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    return value
 
 
 def _cell(value: Any) -> str:
