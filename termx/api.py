@@ -146,7 +146,7 @@ class Corpus:
         from termx.wordbreak.lines import segment_record
 
         first, second = itertools.tee(lines)
-        for n, (line, words) in enumerate(zip(first, self.segment(second, batch, max_len, params)), 1):
+        for n, (line, words) in enumerate(zip(first, self.segment(second, batch, max_len, params), strict=True), 1):
             yield segment_record(n, line, words)  # type: ignore[misc]
 
     def close(self) -> None:

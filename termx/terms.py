@@ -12,7 +12,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import numba as nb
@@ -21,6 +20,7 @@ import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from termx.choices import Ranking
 from termx.errors import CorpusNotFound, InputError, TermxError
 from termx.index.units import WORD_RE, Unit
 from termx.progress import Progress, Silent, Timings
@@ -47,17 +47,6 @@ once only or other our ours ourselves out over own same she should so some such 
 themselves then there these they this those through to too under until up very was we were what when where which
 while who whom why will with would you your yours yourself yourselves s t d ll m re ve
 """.split())
-
-
-class Ranking(str, Enum):
-    """How `termx terms` orders the candidates (one sql/terms_<name>.sql each)."""
-
-    adaptation = "adaptation"
-    poisson = "poisson"
-    ridf = "ridf"
-    freq = "freq"
-    df = "df"
-    specificity = "specificity"
 
 
 @dataclass

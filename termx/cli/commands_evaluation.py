@@ -11,17 +11,6 @@ import typer
 from termx.cli import app
 from termx.cli.options import FormatOption, emit
 from termx.cli.output import Format, render, to_json
-from termx.evaluation import (
-    CompareOptions,
-    compare,
-    pair_records,
-    parse_tests,
-    read_lines,
-    read_records,
-    score_lines,
-    sign_test_table,
-    subset_table,
-)
 
 
 class Ties(Enum):
@@ -64,6 +53,8 @@ def compare_cmd(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Compare two systems scored on the same subsets with paired significance tests (a NIST-style report)."""
+    from termx.evaluation import CompareOptions, compare, pair_records, parse_tests, read_records, subset_table
+
     tests = parse_tests(test)
     data = pair_records(read_records(a_path), read_records(b_path), str(a_path), str(b_path))
     options = CompareOptions(alpha=alpha, tails=tails, ties=ties.value, zero_method=zero_method.value,
@@ -89,6 +80,8 @@ def signtest_table_cmd(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Critical values of the sign test: reject H0 when min(N+, N-) <= critical_value (exact binomial)."""
+    from termx.evaluation import sign_test_table
+
     rows = sign_test_table(alpha, tails, n_min, n_max)
     if fmt is not Format.table:
         emit(render(rows, fmt))
@@ -105,6 +98,8 @@ def segscore_cmd(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
+    from termx.evaluation import read_lines, score_lines
+
     scores = score_lines(read_lines(gold), read_lines(pred), str(gold), str(pred))
     if fmt in (Format.json, Format.jsonl):
         emit(to_json(scores))

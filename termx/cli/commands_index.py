@@ -6,13 +6,12 @@ from typing import Annotated
 
 import typer
 
+from termx.choices import DEFAULT_MAX_K, Unit
 from termx.cli import app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
-from termx.index.build import DEFAULT_MAX_K
 from termx.index.ingest import InputMode, OnInvalid
-from termx.index.units import Unit
 
 db_app = typer.Typer(help="Inspect or upgrade the database schema (Alembic).", no_args_is_help=True)
 app.add_typer(db_app, name="db")

@@ -11,15 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
+from termx.choices import DEFAULT_MAX_LEN, Condition, Scorer, Unit
 from termx.cli import app
 from termx.cli.options import DbOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
-from termx.experiments.whitespace import Condition
 from termx.index.ingest import InputMode
-from termx.index.units import Unit
-from termx.wordbreak import DEFAULT_MAX_LEN, Scorer
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
                                            help="Longest candidate word, in tokens of the corpus.")]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 import psycopg
 from sqlalchemy.engine import Engine
 
+from termx.choices import Condition
 from termx.errors import CorpusExists, InputError
 from termx.evaluation.inputs import SubsetRecord, pair_records
 from termx.evaluation.metrics import PRF, micro_average, segmentation_prf, segmentation_records
@@ -49,13 +49,6 @@ TBL_TESTS = ("sign", "wilcoxon")
 """The paired tests of a scorer against its TBL-corrected output, over evaluation documents."""
 TBL_SEED = 0
 """Seed of the permutation that orders the context documents for the TBL training sample."""
-
-
-class Condition(str, Enum):
-    """What is deleted from the spaced text."""
-
-    alnum = "alnum"
-    raw = "raw"
 
 
 def gold_words(line: str, condition: Condition) -> list[str]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import numba as nb
 import numpy as np
 
+from termx.choices import DEFAULT_MAX_LEN
 from termx.errors import InputError
 from termx.index.units import Unit
 from termx.progress import Progress
@@ -26,8 +27,6 @@ from termx.wordbreak.lines import Batch
 from termx.wordbreak.model import CHUNK_TOKENS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import _cuts, _forward, viterbi
-
-DEFAULT_MAX_LEN = 20
 
 
 def scorer_params(scorer: Scorer, options: Mapping[str, float], unspaced: bool = False) -> dict[str, float]:
