@@ -39,3 +39,7 @@ class PatternError(TermxError):
 
 class EvaluationError(TermxError):
     """Evaluation inputs are inconsistent or a test is undefined for them."""
+
+
+class MissingDependency(TermxError):
+    """An optional extra (e.g. `serve`) is needed for this command and is not installed."""

@@ -64,6 +64,7 @@ def _register() -> None:
         commands_index,  # noqa: F401
         commands_lookup,  # noqa: F401
         commands_segment,  # noqa: F401
+        commands_serve,  # noqa: F401
         commands_tbl,  # noqa: F401
         commands_terms,  # noqa: F401
     )
