@@ -79,23 +79,24 @@ def cli_wall_time(db: str, corpus: str, calls: int, env: dict[str, str]) -> dict
     return out
 
 
-def segment_startup(db: str, corpus: str, env: dict[str, str]) -> dict[str, Any]:
+def segment_startup(db: str, corpus: str, env: dict[str, str], keep: bool = False) -> dict[str, Any]:
     """Wall time of `termx segment CORPUS` on one line: trained (no stored model), from PostgreSQL, from cache."""
     import sqlalchemy as sa
 
     from termx.storage.db import get_engine
 
     engine = get_engine(db)
-    with engine.begin() as conn:
-        conn.execute(sa.text("DELETE FROM termx.segment_model m USING termx.corpus c WHERE c.id = m.corpus_id"
-                             " AND c.name = :n"), {"n": corpus})
+    if not keep:
+        with engine.begin() as conn:
+            conn.execute(sa.text("DELETE FROM termx.segment_model m USING termx.corpus c WHERE c.id = m.corpus_id"
+                                 " AND c.name = :n"), {"n": corpus})
     home = Path(env["TERMX_HOME"]) / "cache"
     for folder in home.glob("*"):  # drop cached models (not the index cache)
         if (folder / "meta.json").exists() and "fkeys.npy" in os.listdir(folder):
             shutil.rmtree(folder)
     cmd = [sys.executable, "-m", "termx", "segment", corpus, "-", "--db", db, "-q"]
     line = "Noriega's lawyers said the general would not return to Panama\n"
-    trained = _timed(cmd, env, line)
+    trained = None if keep else _timed(cmd, env, line)
     for folder in home.glob("*"):
         if (folder / "meta.json").exists() and "fkeys.npy" in os.listdir(folder):
             shutil.rmtree(folder)
@@ -135,6 +136,27 @@ def _f1(gold_docs: list[Any], predicted: list[list[str]]) -> dict[str, float]:
             "word_f1": micro_average([s["word"] for s in scores]).f1}
 
 
+def _scored_inside(engine: Any, corpus: str) -> dict[str, float] | None:
+    """Boundary and word F1 of the held-out stories as `termx whitespace` scored them inside `corpus` (its
+    first evaluation documents, class-tree path), when such a run is stored."""
+    import sqlalchemy as sa
+
+    from termx.evaluation.metrics import PRF
+
+    with engine.connect() as conn:
+        row = conn.execute(sa.text(
+            "SELECT sum(b_tp), sum(b_fp), sum(b_fn), sum(w_tp), sum(w_fp), sum(w_fn), count(*) FROM termx.seg_score s"
+            " JOIN termx.seg_run r ON r.id = s.run_id JOIN termx.corpus c ON c.id = r.corpus_id"
+            " WHERE c.name = :c AND s.scorer = 'branching' AND s.doc_no < :n"
+            " AND r.id = (SELECT max(id) FROM termx.seg_run WHERE corpus_id = c.id)"),
+            {"c": corpus, "n": HELD_OUT}).one()
+    if not row[6] or row[6] < HELD_OUT:
+        return None
+    tp, fp, fn, wtp, wfp, wfn = (int(v) for v in row[:6])
+    return {"boundary_f1": PRF(tp, tp + fn, tp + fp).f1, "word_f1": PRF(wtp, wtp + wfn, wtp + wfp).f1,
+            "from": f"termx whitespace run on {corpus}"}
+
+
 def new_text(db: str, heldout: str, incorpus: str) -> dict[str, Any]:
     from termx.wordbreak.stored import segment_model
 
@@ -155,8 +177,8 @@ def new_text(db: str, heldout: str, incorpus: str) -> dict[str, Any]:
         runs.append(time.perf_counter() - started)
     out["termx, stored model, new text"] = {"chars_per_s": chars / min(runs), **_f1(held, words),
                                             "model": source, "n_grams": model.nodes}
-    inside, _ = segment_model(engine, incorpus)
-    out["termx, the same documents inside the corpus"] = _f1(held, inside.segment_lines(texts))
+    out["termx, the same documents inside the corpus"] = _scored_inside(engine, incorpus) or \
+        _f1(held, segment_model(engine, incorpus)[0].segment_lines(texts))
     try:
         import instant_segment
     except ImportError:
@@ -188,7 +210,40 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def http_load(db: str, corpus: str, env: dict[str, str], seconds: float, clients: int) -> dict[str, Any]:
+def _hammer(base: str, path: str, body: dict[str, Any], clients: int, seconds: float) -> dict[str, Any]:
+    """`clients` threads posting `body` to `path` in a loop until `seconds` have passed: rate, latency, errors."""
+    import httpx
+
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+    deadline = time.perf_counter() + seconds
+
+    def client() -> None:
+        with httpx.Client(base_url=base, timeout=30.0) as http:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                try:
+                    ok = http.post(path, json=body).status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                with lock:
+                    latencies.append(time.perf_counter() - started)
+                    errors[0] += not ok
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ordered = sorted(latencies)
+    return {"requests": len(ordered), "requests_per_s": len(ordered) / seconds,
+            "p50_ms": 1000 * ordered[len(ordered) // 2], "p99_ms": 1000 * ordered[int(0.99 * (len(ordered) - 1))],
+            "errors": errors[0], "clients": clients, "seconds": seconds}
+
+
+def http_load(db: str, corpus: str, segment_corpus: str, env: dict[str, str], seconds: float,
+              clients: int) -> dict[str, Any]:
     import httpx
 
     port = _free_port()
@@ -204,37 +259,11 @@ def http_load(db: str, corpus: str, env: dict[str, str], seconds: float, clients
                 time.sleep(0.2)
         line = "the company said its first quarter net profit rose to 12 mln dlrs from nine mln dlrs"
         bodies = {"/stats": {"corpus": corpus, "patterns": ["Noriega"]},
-                  "/segment": {"corpus": corpus, "lines": [line.replace(" ", "")]}}
+                  "/segment": {"corpus": segment_corpus, "lines": [line.replace(" ", "")]}}
         out = {}
         for path, body in bodies.items():
             httpx.post(base + path, json=body, timeout=600.0).raise_for_status()  # loads index / model
-            latencies: list[float] = []
-            errors = [0]
-            lock = threading.Lock()
-            deadline = time.perf_counter() + seconds
-
-            def client(path: str = path, body: dict[str, Any] = body) -> None:
-                with httpx.Client(base_url=base, timeout=30.0) as http:
-                    while time.perf_counter() < deadline:
-                        started = time.perf_counter()
-                        try:
-                            ok = http.post(path, json=body).status_code == 200
-                        except httpx.HTTPError:
-                            ok = False
-                        with lock:
-                            latencies.append(time.perf_counter() - started)
-                            errors[0] += not ok
-
-            threads = [threading.Thread(target=client) for _ in range(clients)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            ordered = sorted(latencies)
-            out[path] = {"requests": len(ordered), "requests_per_s": len(ordered) / seconds,
-                         "p50_ms": 1000 * ordered[len(ordered) // 2],
-                         "p99_ms": 1000 * ordered[int(0.99 * (len(ordered) - 1))], "errors": errors[0],
-                         "clients": clients, "seconds": seconds}
+            out[path] = _hammer(base, path, body, clients, seconds)
         return out
     finally:
         server.terminate()
@@ -247,6 +276,10 @@ def main() -> None:
     parser.add_argument("--corpus", default="reuters", help="corpus for stats, segment start-up and HTTP")
     parser.add_argument("--heldout-corpus", default="bench_reuters_heldout")
     parser.add_argument("--incorpus-corpus", default="bench_reuters_all")
+    parser.add_argument("--segment-corpus", help="corpus for segment start-up and HTTP /segment "
+                        "(default: --corpus, and --heldout-corpus for HTTP)")
+    parser.add_argument("--keep-model", action="store_true", help="segment start-up: do not delete a stored "
+                        "model first (training is then not measured)")
     parser.add_argument("--build", action="store_true", help="index the two Reuters corpora of part 3 first")
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
@@ -263,13 +296,15 @@ def main() -> None:
         results["cli"] = cli_wall_time(args.db, args.corpus, args.calls, env)
         print(json.dumps(results["cli"], indent=2), flush=True)
     if "startup" in parts:
-        results["segment_startup"] = segment_startup(args.db, args.corpus, env)
+        results["segment_startup"] = segment_startup(args.db, args.segment_corpus or args.corpus, env,
+                                                   args.keep_model)
         print(json.dumps(results["segment_startup"], indent=2), flush=True)
     if "newtext" in parts:
         results["new_text"] = new_text(args.db, args.heldout_corpus, args.incorpus_corpus)
         print(json.dumps(results["new_text"], indent=2), flush=True)
     if "http" in parts:
-        results["http"] = http_load(args.db, args.corpus, env, args.seconds, 8)
+        results["http"] = http_load(args.db, args.corpus, args.segment_corpus or args.heldout_corpus, env,
+                                    args.seconds, 8)
         print(json.dumps(results["http"], indent=2), flush=True)
     results["load_after"] = os.getloadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -32,8 +32,8 @@ def _folder(engine: Engine, info: CorpusInfo, scorer: str, key: str):  # type: i
 
 
 def find_model(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> StoredModel | None:
-    """The stored model of a corpus build for `scorer` trained with settings `key`: from the disk cache, else
-    from PostgreSQL (filling the cache); None when none is stored."""
+    """The stored model of a corpus build for `scorer` trained with settings `key`: from the disk cache (with
+    whatever else `cache_model` put there), else from PostgreSQL; None when none is stored."""
     folder = _folder(engine, info, scorer, key)
     if (folder / "meta.json").exists():
         meta, _ = read_cache(folder, [])
@@ -47,10 +47,7 @@ def find_model(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> Store
         for r in conn.execute(sa.text("SELECT name, dtype, length, data FROM termx.segment_model_array"
                                       " WHERE model_id = :m ORDER BY name, chunk"), {"m": row[0]}):
             chunks[r[0]].append(r[1:])
-    arrays = {name: join_chunks(rows) for name, rows in chunks.items()}
-    meta = dict(row[1])
-    write_cache(folder, arrays, {**meta, "arrays": sorted(arrays)})
-    return StoredModel(meta, arrays, "database")
+    return StoredModel(dict(row[1]), {name: join_chunks(rows) for name, rows in chunks.items()}, "database")
 
 
 def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
@@ -78,8 +75,13 @@ def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: di
         raw.commit()
     finally:
         raw.close()
-    write_cache(_folder(engine, info, scorer, key), arrays, {**meta, "arrays": sorted(arrays)})
     return True
+
+
+def cache_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
+                arrays: dict[str, np.ndarray]) -> None:
+    """Put a model's arrays in the disk cache, with any derived arrays that make loading it faster."""
+    write_cache(_folder(engine, info, scorer, key), arrays, {**meta, "arrays": sorted(arrays)})
 
 
 def list_models(engine: Engine, info: CorpusInfo) -> list[dict[str, Any]]:

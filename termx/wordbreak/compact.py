@@ -30,6 +30,7 @@ FORMAT = 1
 """Version of the stored arrays; a model stored in another format is retrained."""
 _PRIME = np.uint64(0x100000001B3)
 _SEED = np.uint64(0xCBF29CE484222325)
+_TABLES = ("ftable", "rtable", "fvalues", "rvalues")
 _ARRAYS = ("fkeys", "fsil", "fh", "flogp", "rkeys", "rsil", "rh", "mean", "vocab")
 
 
@@ -55,15 +56,19 @@ class CompactModel:
     rh: np.ndarray
     mean: np.ndarray       # (2, window) mean h_R, h_L
     vocab: np.ndarray      # char corpora: code point of token id k at k-1 (sorted search below); else empty
+    derived: dict[str, np.ndarray] | None = None  # tables() of an earlier load, if cached
 
     def __post_init__(self) -> None:
         self.window = int(self.params["window"])
         self.width = max(self.max_len, self.window)
         # look-ups are memory-bound: a slot holds key and node side by side, a node's values share a row
-        self._ftable = _hash_table(self.fkeys)
-        self._rtable = _hash_table(self.rkeys)
-        self._fvalues = np.stack([self.fsil.astype(np.float64), self.fh, self.flogp], axis=1)
-        self._rvalues = np.stack([self.rsil.astype(np.float64), self.rh, np.full(len(self.rh), -np.inf)], axis=1)
+        tables = self.derived or {
+            "ftable": _hash_table(self.fkeys), "rtable": _hash_table(self.rkeys),
+            "fvalues": np.stack([self.fsil.astype(np.float64), self.fh, self.flogp], axis=1),
+            "rvalues": np.stack([self.rsil.astype(np.float64), self.rh, np.full(len(self.rh), -np.inf)], axis=1)}
+        self._ftable, self._rtable = tables["ftable"], tables["rtable"]
+        self._fvalues, self._rvalues = tables["fvalues"], tables["rvalues"]
+        self.derived = None
         order = np.argsort(self.vocab, kind="stable")
         self._cp_sorted, self._cp_ids = self.vocab[order], (order + 1).astype(np.int64)
 
@@ -76,6 +81,11 @@ class CompactModel:
         """The arrays to store, each 1-d (the hash tables are rebuilt from them on load)."""
         return {a: getattr(self, a).ravel() for a in _ARRAYS}
 
+    def tables(self) -> dict[str, np.ndarray]:
+        """The hash tables and value rows built from arrays(), flat (worth caching on disk, not storing)."""
+        return {"ftable": self._ftable.ravel(), "rtable": self._rtable.ravel(), "fvalues": self._fvalues.ravel(),
+                "rvalues": self._rvalues.ravel()}
+
     def meta(self) -> dict[str, Any]:
         """The scalars to store beside the arrays."""
         return {"format": FORMAT, "unit": self.unit.value, "max_len": self.max_len, "params": self.params,
@@ -86,8 +96,11 @@ class CompactModel:
         """The model from meta() and arrays() as stored."""
         values = {a: np.asarray(arrays[a]) for a in _ARRAYS}
         values["mean"] = values["mean"].reshape(2, -1)
+        derived = None
+        if all(t in arrays for t in _TABLES):
+            derived = {t: np.asarray(arrays[t]).reshape(-1, 2 if t.endswith("table") else 3) for t in _TABLES}
         return cls(Unit(meta["unit"]), int(meta["max_len"]), dict(meta["params"]), float(meta["log_p_unknown"]),
-                   **values)
+                   derived=derived, **values)
 
     def ids(self, text: str) -> np.ndarray:
         """Token ids of `text` in the corpus's unit (-1 for a character the corpus never uses)."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from sqlalchemy.engine import Engine
 
 from termx.progress import Progress
-from termx.storage.models import find_model, save_model
+from termx.storage.models import cache_model, find_model, save_model
 from termx.storage.store import get_corpus
 from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
 from termx.wordbreak.scoring import Scorer
@@ -57,6 +57,8 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
         save_model(engine, info, SCORER, key, model.meta(), model.arrays(), model.nodes,
                    time.perf_counter() - started)
         source = "trained"
+    if source != "cache":  # the cache also keeps the hash tables, so that loading is a memory map
+        cache_model(engine, info, SCORER, key, model.meta(), {**model.arrays(), **model.tables()})
     _memo.clear()  # one model per process is plenty; they are large
     _memo[memo_key] = model
     return model, source
