@@ -41,7 +41,7 @@ DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
-ZH_TUNED = {k: BranchingParams.unspaced().as_dict()[k] for k in ("theta0", "theta", "weight")}  # tuned on PKU lines 1-486
+ZH_TUNED = {k: BranchingParams.unspaced().as_dict()[k] for k in ("theta0", "theta", "weight")}  # PKU lines 1-486
 SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
 
 
