@@ -2,6 +2,10 @@
 
 The library API is re-exported here and imported lazily, so `termx --help` stays fast:
 
+    import termx
+    with termx.open("reuters") as corpus:      # termx.api.Corpus (docs/python.md)
+        corpus.stats(["Noriega"])
+
     from termx import get_engine, index_paths, load_index, stats
 """
 
@@ -13,6 +17,8 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "open": "termx.api",
+    "Corpus": "termx.api",
     "get_engine": "termx.storage.db",
     "index_paths": "termx.index.indexer",
     "index_documents": "termx.index.indexer",

@@ -57,3 +57,7 @@ class ModelExists(TermxError):
 
 class ModelNotFound(TermxError):
     """No TBL model of that name is stored."""
+
+
+class MissingDependency(TermxError):
+    """An optional extra (e.g. `serve`) is needed for this command and is not installed."""

@@ -141,6 +141,16 @@ def stats(index: LoadedIndex, patterns: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
+def class_record(index: LoadedIndex, pattern: str) -> dict[str, Any]:
+    """The class holding a pattern (the JSON contract of `termx class`): <i,j>, freq, df, LBL, SIL, its size
+    (members) and its shortest and longest members."""
+    row = stats(index, [pattern])[0]
+    info = {k: row[k] for k in ("pattern", "i", "j", "freq", "df", "lbl", "sil")}
+    info["size"] = row["sil"] - row["lbl"] if row["freq"] else 0
+    info.update(shortest=row["shortest"], longest=row["longest"])
+    return info
+
+
 def class_members(index: LoadedIndex, pattern: str, limit: int | None = None) -> list[str]:
     """Members of the pattern's class, shortest first: prefixes of its longest with length in (LBL, SIL]."""
     m = find_class(index, pattern)

@@ -2,13 +2,13 @@
 collection, with their total freq in half 2 (freq* = freq2_sum / n). Deleted with the corpus.
 
 Revision ID: 0012_studies
-Revises: 0009_terms_candidates
+Revises: 0011_segment_models
 """
 
 from alembic import op
 
 revision = "0012_studies"
-down_revision = "0009_terms_candidates"
+down_revision = "0011_segment_models"
 branch_labels = None
 depends_on = None
 

@@ -12,16 +12,6 @@ from termx.cli import EVALUATION_PANEL, app
 from termx.cli.options import FormatOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.errors import InputError
-from termx.evaluation import (
-    CompareOptions,
-    compare,
-    pair_records,
-    parse_tests,
-    read_records,
-    score_lines,
-    sign_test_table,
-    subset_table,
-)
 
 
 class Ties(Enum):
@@ -76,6 +66,8 @@ def compare_cmd(
     if tails == 1 and alternative is None:
         raise typer.BadParameter("a one-tailed test needs the direction hypothesised beforehand: "
                                  "--alternative A-better or B-better", param_hint="--tails")
+    from termx.evaluation import CompareOptions, compare, pair_records, parse_tests, read_records, subset_table
+
     tests = parse_tests(test)
     data = pair_records(read_records(a_path), read_records(b_path), str(a_path), str(b_path))
     hypothesis = alternative.value if alternative else "two-sided"
@@ -104,6 +96,8 @@ def signtest_table_cmd(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Critical values of the sign test: reject H0 when min(N+, N-) <= critical_value (exact binomial)."""
+    from termx.evaluation import sign_test_table
+
     rows = sign_test_table(alpha, tails, n_min, n_max)
     if fmt is not Format.table:
         emit(render(rows, fmt))
@@ -122,6 +116,7 @@ def segscore_cmd(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
+    from termx.evaluation import score_lines
     from termx.lines import read_lines, source_name
 
     if gold == "-" and pred == "-":

@@ -6,13 +6,12 @@ from typing import Annotated
 
 import typer
 
+from termx.choices import DEFAULT_MAX_K, Unit
 from termx.cli import INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
-from termx.index.build import DEFAULT_MAX_K
 from termx.index.ingest import InputMode, OnInvalid
-from termx.index.units import Unit
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -102,19 +101,35 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
 @app.command(rich_help_panel=INDEX_PANEL)
 def demo(
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name for the demo corpus.")] = "stdlib-docs",
+    top: Annotated[int, typer.Option("--top", min=1, max=100, help="Terms per ranking.")] = 10,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Index the docstrings again even if the corpus "
+                                          "exists.")] = False,
     db: DbOption = None,
     quiet: QuietOption = False,
+    fmt: FormatOption = Format.table,
 ) -> None:
-    """Index the docstrings of Python's standard library (on every machine) and show what termx finds."""
-    from termx.experiments.demo import stdlib_docstrings
-    from termx.index.indexer import index_documents
-    from termx.storage.db import get_engine
-    from termx.terms import extract_terms
+    """What termx is for, in one screen: index Python's stdlib docstrings (on every machine), rank terms by
+    adaptation beside frequency and RIDF, show one in context, and break an unspaced sentence into words."""
+    from dataclasses import asdict
 
-    engine = get_engine(db)
-    docs = stdlib_docstrings()
+    from termx.cli.commands_lookup import _kwic
+    from termx.cli.output import visible_rows
+    from termx.experiments.demo import RANKINGS, run_demo
+    from termx.storage.db import get_engine
+
     with RichProgress(enabled=not quiet) as progress:
-        summary = index_documents(engine, corpus, docs, Unit.byte, DEFAULT_MAX_K, replace=True, progress=progress)
-        top = extract_terms(engine, corpus, "adaptation", 20, progress=progress)
-    emit(_summary_rows(summary.as_dict()))
-    emit("\n" + render(top, Format.table, ["rank", "term", "score", "freq", "df"], title="top 20 terms by adaptation"))
+        report = run_demo(get_engine(db), corpus, top, rebuild, progress)
+    if fmt is not Format.table:
+        emit(to_json(asdict(report)) if fmt is Format.json else render([asdict(report)], fmt))
+        return
+    side = [{"rank": k + 1, **{rank: report.terms[rank][k]["term"] if k < len(report.terms[rank]) else ""
+                               for rank in RANKINGS}} for k in range(top)]
+    emit(f"{report.corpus}: {report.documents} stdlib modules' docstrings, {report.tokens:,} bytes, every "
+         "substring counted\n")
+    emit(render(visible_rows(side, fmt), fmt, title="top terms (4+ bytes, in 3+ documents)"))
+    emit(f"\nadaptation = df_2/df_1 (does a string recur in the documents it occurs in?); freq is the baseline; "
+         f"ridf = residual IDF\n\n{report.term!r} in context (termx concordance {report.corpus} ...):")
+    emit(_kwic(visible_rows(report.concordance, fmt), ""))
+    emit(f"\nno spaces:  {report.sentence}\nwords:      {' '.join(report.words)}\n"
+         f"(termx segment {report.corpus}: branching entropy + a word model the corpus taught itself, "
+         f"model {report.model_source})")

@@ -106,19 +106,15 @@ def class_(
     """The class that holds a pattern: <i,j>, freq, df, LBL, SIL, its size and shortest/longest members.
 
     With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member."""
-    from termx.lookup import class_members
-    from termx.lookup import stats as lookup_stats
+    from termx.lookup import class_members, class_record
 
     index = _load(db, corpus)
-    row = lookup_stats(index, [pattern])[0]
-    info = {k: row[k] for k in ("pattern", "i", "j", "freq", "df", "lbl", "sil")}
-    info["size"] = row["sil"] - row["lbl"] if row["freq"] else 0
-    info.update(shortest=row["shortest"], longest=row["longest"])
+    info = class_record(index, pattern)
     if not members:
         emit(render(visible_rows([info], fmt), fmt))
         return
     listed = class_members(index, pattern, limit or None)
-    member_rows = [{"length": n, "member": s} for n, s in enumerate(listed, (row["lbl"] or 0) + 1)]
+    member_rows = [{"length": n, "member": s} for n, s in enumerate(listed, (info["lbl"] or 0) + 1)]
     if fmt is Format.json:
         emit(to_json([{**info, "members": listed}]))
     elif fmt is Format.table:

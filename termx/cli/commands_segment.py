@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from termx.choices import DEFAULT_MAX_LEN, Condition, Scorer, Unit
 from termx.cli import WORDBREAK_PANEL, app
 from termx.cli.options import DbOption, QuietOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
-from termx.experiments.whitespace import Condition
 from termx.index.ingest import InputMode
-from termx.index.units import Unit
-from termx.wordbreak import DEFAULT_MAX_LEN, Scorer
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
                                            help="Longest candidate word, in tokens of the corpus.")]
@@ -91,26 +90,37 @@ def segment(
     pipe (`producer | termx segment CORPUS - | consumer`)."""
     from termx.lines import stream_lines
     from termx.storage.db import get_engine
-    from termx.storage.loaded import load_index
-    from termx.wordbreak import Segmenter
+    from termx.wordbreak.lines import segment_record
 
     options = _options(param, [scorer])[scorer.value]
     batches = stream_lines(source)
     with RichProgress(enabled=not quiet) as progress:
-        segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, options, progress)
+        segment_lines = _segmenter(get_engine(db), corpus, scorer, max_len, options, progress, quiet)
     writer = LinesWriter(fmt)
     for lines in batches:
         first = writer.written + 1
-        emit_raw(writer.batch([_segment_record(n, line, words) for n, (line, words)
-                               in enumerate(zip(lines, segmenter.segment_lines(lines), strict=True), first)]))
+        emit_raw(writer.batch([segment_record(n, line, words) for n, (line, words)
+                               in enumerate(zip(lines, segment_lines(lines), strict=True), first)]))
     emit_raw(writer.end())
 
 
-def _segment_record(line_no: int, line: str, words: list[str]) -> dict[str, Any]:
-    """One output record: the line, its words, and the offsets (in characters) where words end inside it."""
-    ends = [len(w) for w in words]
-    return {"line": line_no, "text": line, "words": words,
-            "boundaries": [sum(ends[:k]) for k in range(1, len(words))]}
+def _segmenter(engine: Any, corpus: str, scorer: Scorer, max_len: int, options: dict[str, float],
+               progress: RichProgress, quiet: bool) -> Callable[[list[str]], list[list[str]]]:
+    """lines -> words: the corpus's stored branching model (trained and stored on first use), or a table scorer
+    over the loaded index."""
+    if scorer is Scorer.branching:
+        from termx.wordbreak.stored import segment_model
+
+        model, source = segment_model(engine, corpus, max_len, options, progress)
+        if source == "trained" and not quiet:
+            typer.echo(f"trained the branching model of {corpus!r} and stored it with the corpus "
+                       f"({model.nodes:,} n-grams); later calls load it", err=True)
+        return model.segment_lines
+    from termx.storage.loaded import load_index
+    from termx.wordbreak import Segmenter
+
+    return Segmenter(load_index(engine, corpus), scorer, max_len, options, progress).segment_lines
+
 
 
 @app.command(rich_help_panel=WORDBREAK_PANEL)

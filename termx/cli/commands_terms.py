@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from termx.choices import Ranking
 from termx.cli import TERMS_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render
 from termx.cli.progress import RichProgress
-from termx.terms import Ranking
 
 COLUMNS = {Format.tsv: ["term", "score", "freq", "df"]}
 TABLE_COLUMNS = ["rank", "term", "score", "freq", "df", "len"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any
+
+from termx.records import jsonable as _jsonable
 
 # C0 and C1 controls, DEL, and the bidi embeddings/overrides/isolates that reorder what a terminal shows.
 CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -41,19 +42,6 @@ class Format(str, Enum):
     tsv = "tsv"
     json = "json"
     jsonl = "jsonl"
-
-
-def _jsonable(value: Any) -> Any:
-    """Turn NumPy scalars/arrays and non-finite floats into plain JSON values."""
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    return value
 
 
 def _cell(value: Any) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from termx.choices import DEFAULT_MAX_K
 from termx.index import docfreq
 from termx.index.classes import Classes, enumerate_classes, trivial_class_count
 from termx.index.ingest import Document
@@ -14,7 +15,6 @@ from termx.index.suffix import clipped_lcp, doc_of_position, suffix_array
 from termx.index.units import TokenArray, Unit, tokenize
 from termx.progress import Progress, Silent, Timings
 
-DEFAULT_MAX_K = 4
 DEFAULT_REP_CAP = 100  # tokens of a class's longest member kept as its representative string
 
 

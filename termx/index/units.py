@@ -11,21 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 
+from termx.choices import Unit
 from termx.errors import PatternError
 
 WORD_RE = re.compile(r"\w+|[^\w\s]")
-
-
-class Unit(str, Enum):
-    """What one token of the corpus is."""
-
-    byte = "byte"
-    char = "char"
-    word = "word"
 
 
 @dataclass

@@ -14,8 +14,10 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -147,20 +149,39 @@ def load_index(engine: Engine, name: str) -> LoadedIndex:
     with engine.connect() as conn:
         shard_id = conn.execute(sa.text("SELECT id FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no"),
                                 {"c": info.id}).scalar_one()
-    folder = _cache_dir(key[0], info)
+    folder = cache_dir(key[0], info)
     if not (folder / "meta.json").exists():
         _fill_cache(engine, info, shard_id, folder)
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    arrays = {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in _ARRAYS}
+    meta, arrays = read_cache(folder, _ARRAYS)
     index = LoadedIndex(corpus=info, shard_id=shard_id, unit=Unit(info.unit), doc_names=meta["doc_names"],
                         vocab=meta["vocab"], **arrays)
     _memo[key] = index
     return index
 
 
-def _cache_dir(url: str, info: CorpusInfo) -> Path:
-    tag = hashlib.sha256(f"{url}|{info.id}|{info.created_at}".encode()).hexdigest()[:16]
+def cache_dir(url: str, info: CorpusInfo, what: str = "") -> Path:
+    """The cache folder of one build of a corpus (and of `what` derived from it, e.g. a trained model)."""
+    tag = hashlib.sha256(f"{url}|{info.id}|{info.created_at}|{what}".encode()).hexdigest()[:16]
     return home() / "cache" / f"{info.id}-{tag}"
+
+
+def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """meta.json and the named arrays (memory-mapped) of a cache folder."""
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    return meta, {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in names}
+
+
+def write_cache(folder: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Write a cache folder atomically (a temporary folder renamed into place; a concurrent writer's wins)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent))
+    for a, arr in arrays.items():
+        np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
+    (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    try:
+        os.rename(tmp, folder)
+    except OSError:  # another process filled it first
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -> None:
@@ -181,13 +202,4 @@ def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -
     arrays = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start, "doc_len": doc_len, "lcp": stats.lcp,
               "cls_i": c.i, "cls_j": c.j, "cls_lbl": c.lbl, "cls_sil": c.sil, "cls_df": stats.df,
               "cls_keys": keys[order], "cls_order": order}
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent))
-    for a, arr in arrays.items():
-        np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
-    meta = {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None}
-    (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-    try:
-        os.rename(tmp, folder)
-    except OSError:  # another process filled it first
-        shutil.rmtree(tmp, ignore_errors=True)
+    write_cache(folder, arrays, {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None})

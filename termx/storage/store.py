@@ -7,7 +7,7 @@ documents, vocabulary, index arrays and the shard's class partition all go in on
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,13 +169,27 @@ def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
 
     def rows() -> Iterator[tuple[Any, ...]]:
         for name, arr in arrays.items():
-            arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
-            data = arr.data.cast("B")
-            for chunk, at in enumerate(range(0, max(len(data), 1), ARRAY_CHUNK_BYTES)):
-                yield shard_id, name, arr.dtype.str, len(arr), chunk, bytes(data[at: at + ARRAY_CHUNK_BYTES])
+            for row in array_chunks(arr):
+                yield (shard_id, name, *row)
 
     copy_binary(conn, "termx.index_array", ("shard_id", "name", "dtype", "length", "chunk", "data"),
                 ("int4", "text", "text", "int8", "int4", "bytea"), rows())
+
+
+def array_chunks(arr: np.ndarray) -> Iterator[tuple[str, int, int, bytes]]:
+    """(dtype, length, chunk number, bytes) rows of a 1-d array in raw little-endian chunks, for COPY."""
+    arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+    data = arr.data.cast("B")
+    for chunk, at in enumerate(range(0, max(len(data), 1), ARRAY_CHUNK_BYTES)):
+        yield arr.dtype.str, len(arr), chunk, bytes(data[at: at + ARRAY_CHUNK_BYTES])
+
+
+def join_chunks(rows: Sequence[Any]) -> np.ndarray:
+    """The array from its (dtype, length, data) rows in chunk order (the inverse of array_chunks)."""
+    dtype, length = np.dtype(rows[0][0]), rows[0][1]
+    arr = np.frombuffer(b"".join(r[2] for r in rows), dtype=dtype)
+    assert len(arr) == length
+    return arr.astype(dtype.newbyteorder("="), copy=False)
 
 
 def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,
@@ -248,7 +262,4 @@ def load_array(engine: Engine, shard_id: int, name: str) -> np.ndarray:
                             {"s": shard_id, "n": name}).all()
     if not rows:
         raise CorpusNotFound(f"shard {shard_id} has no array {name!r}", "rebuild the corpus with termx index")
-    dtype, length = np.dtype(rows[0][0]), rows[0][1]
-    arr = np.frombuffer(b"".join(r[2] for r in rows), dtype=dtype)
-    assert len(arr) == length
-    return arr.astype(dtype.newbyteorder("="), copy=False)
+    return join_chunks(rows)

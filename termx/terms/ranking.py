@@ -3,28 +3,16 @@ an analyst in psql see the same list."""
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from termx.choices import Ranking
 from termx.errors import InputError
 from termx.progress import Progress, Silent, Timings
 from termx.storage.store import get_corpus
 from termx.terms.reference import ensure_reference
 from termx.terms.store import ensure_candidates
-
-
-class Ranking(str, Enum):
-    """How `termx terms` orders the candidates (one sql/terms_<name>.sql each)."""
-
-    adaptation = "adaptation"
-    poisson = "poisson"
-    ridf = "ridf"
-    freq = "freq"
-    df = "df"
-    specificity = "specificity"
-
 
 
 def _check(rank: Ranking, top: int, min_df: int, min_len: int, max_len: int, max_k: int,

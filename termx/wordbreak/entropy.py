@@ -44,6 +44,13 @@ def char_class(ch: str) -> int:
     return PUNCT if cat[0] in "PS" else OTHER
 
 
+def _class_of_code_point(cp: int) -> int:
+    """char_class of one code point, as the table and _class_of give it (beyond the BMP: Han in planes 2-3)."""
+    if cp < 0x10000:
+        return char_class(chr(cp))
+    return HAN if 0x20000 <= cp < 0x40000 else PUNCT
+
+
 @cache
 def code_point_classes() -> np.ndarray:
     """char_class of every code point of the Basic Multilingual Plane (beyond it: Han in planes 2-3, else
@@ -53,9 +60,10 @@ def code_point_classes() -> np.ndarray:
 
 def text_classes(text: str, unit: Unit) -> np.ndarray:
     """The class of the character at each token of `text` (every byte of a character carries its class)."""
-    table = code_point_classes()
     cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    classes = _lookup(cps, table)
+    # only the distinct code points of the text (the full table takes a second to build in a new process)
+    distinct, where = np.unique(cps, return_inverse=True)
+    classes = np.array([_class_of_code_point(int(c)) for c in distinct], dtype=np.int8)[where.ravel()]
     if unit is not Unit.byte or text.isascii():
         return classes
     sizes = np.array([len(ch.encode("utf-8")) for ch in text], dtype=np.int64)
@@ -73,6 +81,19 @@ def corpus_classes(index: LoadedIndex, start: int, stop: int) -> np.ndarray:
     assert index.vocab is not None
     cps = np.array([0] + [ord(v) for v in index.vocab], dtype=np.int64)
     return _lookup(cps[tokens], table)
+
+
+UNSPACED = (HAN, HIRAGANA, KATAKANA, HANGUL)
+"""Scripts written without spaces between words."""
+SCRIPT_SAMPLE = 1 << 20
+"""Tokens of a corpus read to decide its script."""
+
+
+def mostly_unspaced(index: LoadedIndex) -> bool:
+    """Whether most letters of the corpus (its first SCRIPT_SAMPLE tokens) are Han, Kana or Hangul."""
+    classes = corpus_classes(index, 0, min(len(index.tokens), SCRIPT_SAMPLE))
+    unspaced = int(np.isin(classes, UNSPACED).sum())
+    return unspaced > int((classes == LETTER).sum())
 
 
 @nb.njit(cache=True)

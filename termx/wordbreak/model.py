@@ -7,7 +7,9 @@ per candidate string (a (class, length) pair of the index), giving log P(w) = lo
 
     S(w, p) = λ · log P(w) + [p > 0] · (evidence(p) − θ)
 
-and Viterbi maximises the sum. Step (2) fixes what raw substring counts get wrong ("ofthe" occurs 15,000
+and Viterbi maximises the sum. A word of the model has count(w) > 0; besides them only single characters are
+allowed (at log P = log(ε / words)), so the model is a finite table that new text can be segmented from
+(termx.wordbreak.compact). Step (2) fixes what raw substring counts get wrong ("ofthe" occurs 15,000
 times as a substring but is rarely a word of the evidence segmentation).
 """
 
@@ -38,6 +40,12 @@ class BranchingParams:
     theta: float = 2.0        # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
 
+    @classmethod
+    def unspaced(cls) -> BranchingParams:
+        """Defaults for corpora mostly in Han, Kana or Hangul: θ₀, λ, θ chosen by word F1 on the first quarter of
+        the SIGHAN 2005 PKU test lines (development lines, never scored; docs/segment.md)."""
+        return cls(theta0=0.0, weight=1.0, theta=-12.0)
+
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
         return asdict(self)
@@ -61,7 +69,9 @@ class BranchingModel:
         self.type_count = np.maximum(sil - index.cls_lbl, 0)
         self.type_offset = np.concatenate([[0], np.cumsum(self.type_count)[:-1]]).astype(np.int64)
         counts, words = self._self_train(progress)
-        self.log_p = np.log(counts + params.smoothing) - np.log(max(words, 1))
+        self.counts = counts
+        with np.errstate(divide="ignore"):
+            self.log_p = np.where(counts > 0, np.log(counts + params.smoothing) - np.log(max(words, 1)), -np.inf)
         self.log_p_unknown = float(np.log(params.smoothing) - np.log(max(words, 1)))
         self.words = WordScores(self.log_p, self.log_p_unknown, params.weight, params.theta, index.cls_lbl,
                                 self.type_offset, 1)

@@ -16,22 +16,12 @@ The `branching` scorer is a trained model, not a formula over one class (termx.w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 
+from termx.choices import Scorer
 from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex
-
-
-class Scorer(str, Enum):
-    """How a candidate's statistics become its score."""
-
-    branching = "branching"
-    adaptation = "adaptation"
-    poisson = "poisson"
-    freq = "freq"
-
 
 DEFAULT_BETA = {Scorer.freq: 2.0, Scorer.adaptation: 0.2, Scorer.poisson: 4.0}
 

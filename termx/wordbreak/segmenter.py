@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from termx.choices import DEFAULT_MAX_LEN
 from termx.errors import InputError
 from termx.index.units import Unit
 from termx.progress import Progress
@@ -19,19 +19,18 @@ from termx.wordbreak.candidates import (
     text_candidates,
     text_ids,
 )
-from termx.wordbreak.entropy import corpus_classes, text_classes
+from termx.wordbreak.entropy import corpus_classes, mostly_unspaced, text_classes
+from termx.wordbreak.lines import Batch
 from termx.wordbreak.model import CHUNK_TOKENS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import WordScores, viterbi
 
-DEFAULT_MAX_LEN = 20
-_SPACE = re.compile(r"\s+")
 
-
-def scorer_params(scorer: Scorer, options: Mapping[str, float]) -> dict[str, float]:
-    """A scorer's parameters: its defaults overridden by `options` (InputError names the valid keys)."""
+def scorer_params(scorer: Scorer, options: Mapping[str, float], unspaced: bool = False) -> dict[str, float]:
+    """A scorer's parameters: its defaults (for an `unspaced` script where they differ) overridden by `options`
+    (InputError names the valid keys)."""
     if scorer is Scorer.branching:
-        params: dict[str, float] = BranchingParams().as_dict()
+        params: dict[str, float] = (BranchingParams.unspaced() if unspaced else BranchingParams()).as_dict()
     else:
         params = {"beta": DEFAULT_BETA[scorer]}
     for key, value in options.items():
@@ -59,7 +58,8 @@ class Segmenter:
         self._tree: ClassTree | None = None
         self.model: BranchingModel | None = None
         self.table: ScoreTable | None = None
-        self.params = scorer_params(scorer, options or {})
+        self.unspaced = scorer is Scorer.branching and mostly_unspaced(index)
+        self.params = scorer_params(scorer, options or {}, self.unspaced)
         if scorer is Scorer.branching:
             params = BranchingParams(**self.params)  # type: ignore[arg-type]  # window is an int (scorer_params)
             self.model = BranchingModel(index, self.tree, self.max_len, params, progress)
@@ -141,16 +141,10 @@ class Segmenter:
         return self.segment_lines([text])[0]
 
     def segment_lines(self, lines: Sequence[str]) -> list[list[str]]:
-        """segment() of many lines in one batch: their white-space-free chunks, joined by NUL (which matches no
-        candidate), are searched and scored in a few calls."""
-        chunks = [[c for c in _SPACE.split(line) if c] for line in lines]
-        joined = "\0".join(c for line in chunks for c in line)
-        ids = text_ids(self.index, joined)
-        byte = self.index.unit is Unit.byte
-        sizes = np.array([len(c.encode("utf-8")) if byte else len(c) for line in chunks for c in line],
-                         dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]]).astype(np.int64)[:len(sizes)]
-        stops = starts + sizes
+        """segment() of many lines in one batch (termx.wordbreak.lines)."""
+        batch = Batch.of(lines, self.index.unit)
+        ids = text_ids(self.index, batch.joined)
+        starts, stops = batch.starts, batch.stops
         char_len = char_lengths(ids, self.index.unit)
         fcand = text_candidates(self.index, ids, self.width)
         if self.model is None:
@@ -158,18 +152,5 @@ class Segmenter:
         else:
             rcand = text_candidates(self.model.branching.reverse, ids[::-1].copy(), self.width)
             cuts, counts = self.model.segment_spans(fcand, rcand, starts, stops, len(ids) - stops,
-                                                    text_classes(joined, self.index.unit), char_len)
-        data = joined.encode("utf-8") if byte else joined
-        found = iter(np.split(cuts[:int(counts.sum())], np.cumsum(counts)[:-1]))
-        out = []
-        k = 0
-        for line in chunks:
-            words: list[str] = []
-            for _ in line:
-                edges = [0, *next(found).tolist(), int(stops[k] - starts[k])]
-                piece = data[int(starts[k]):int(stops[k])]
-                words.extend(piece[a:b].decode("utf-8") if isinstance(piece, bytes) else piece[a:b]
-                             for a, b in zip(edges, edges[1:], strict=False))
-                k += 1
-            out.append(words)
-        return out
+                                                    text_classes(batch.joined, self.index.unit), char_len)
+        return batch.words(cuts, counts)

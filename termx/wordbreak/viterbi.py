@@ -110,14 +110,27 @@ def _word_scores(fcand, ev, values, unknown, weight, theta, lbl, offset, step, c
     """`WordScores` of one span into out[p, L-1]; a word may not start or end inside a UTF-8 character."""
     n, max_len = out.shape
     for p in range(n):
+        for length in range(1, max_len + 1):
+            c = fcand[p, length - 1]
+            out[p, length - 1] = values[offset[c] + step * (length - lbl[c] - 1)] if c >= 0 else -np.inf
+    combine(out, ev, unknown, weight, theta, char_len)
+
+
+@nb.njit(cache=True)
+def combine(out, ev, unknown, weight, theta, char_len):  # type: ignore[no-untyped-def]
+    """In place: the value of the word at (p, L) (-inf: not a word) becomes weight · value + [p > 0] ·
+    (evidence(p) − θ); a single character without a value gets `unknown`; -inf where no word may go (past the
+    end, inside a UTF-8 character). Shared by the class-tree path and the stored model (termx.wordbreak.compact)."""
+    n, max_len = out.shape
+    for p in range(n):
         start = ev[p] - theta if p > 0 else 0.0
         for length in range(1, max_len + 1):
+            value = out[p, length - 1]
             out[p, length - 1] = -np.inf
             if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
                 continue
-            c = fcand[p, length - 1]
-            if c >= 0:
-                out[p, length - 1] = weight * values[offset[c] + step * (length - lbl[c] - 1)] + start
+            if value > -np.inf:
+                out[p, length - 1] = weight * value + start
             elif length == char_len[p]:
                 out[p, length - 1] = weight * unknown + start
 

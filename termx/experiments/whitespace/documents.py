@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
+from termx.choices import Condition
 from termx.errors import InputError
 from termx.index.ingest import Document
-
-
-class Condition(str, Enum):
-    """What is deleted from the spaced text."""
-
-    alnum = "alnum"
-    raw = "raw"
 
 
 def gold_words(line: str, condition: Condition) -> list[str]:

@@ -1,0 +1,170 @@
+"""The typed Python API: `termx.open(name)` gives a `Corpus` whose methods return exactly the records that
+`termx stats|concordance|class|terms|segment --format json` print (both call the same record functions).
+
+    import termx
+    with termx.open("reuters") as corpus:          # db: a URL, else TERMX_DATABASE_URL, else the embedded server
+        corpus.stats(["Noriega", "Manuel Noriega"])
+        corpus.terms(rank="adaptation", top=100)
+        for words in corpus.segment(lines):        # batched generator, one list of words per line
+            ...
+
+A Corpus keeps its index and segmentation model in memory after first use, so repeated calls are cheap.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from termx.records import jsonable
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from termx.storage.loaded import LoadedIndex
+    from termx.storage.store import CorpusInfo
+    from termx.wordbreak.compact import CompactModel
+
+SEGMENT_BATCH = 1000
+"""Lines segmented per call of the model."""
+
+
+class StatsRecord(TypedDict):
+    """One pattern's statistics (`termx stats --format json`)."""
+
+    pattern: str
+    freq: int
+    df: list[int]
+    adaptation: float | None
+    poisson_adaptation: float | None
+    ridf: float | None
+    i: int | None
+    j: int | None
+    lbl: int | None
+    sil: int | None
+    shortest: str | None
+    longest: str | None
+
+
+class ConcordanceRecord(TypedDict):
+    """One occurrence (`termx concordance --format json`)."""
+
+    rank: int
+    doc: str
+    doc_no: int
+    offset: int
+    left: str
+    match: str
+    right: str
+
+
+class SegmentRecord(TypedDict):
+    """One segmented line (`termx segment --format json`)."""
+
+    line: int
+    text: str
+    words: list[str]
+    boundaries: list[int]
+
+
+class Corpus:
+    """An indexed corpus: look-ups, terms and word breaking with its statistics."""
+
+    def __init__(self, name: str, db: str | None = None) -> None:
+        from termx.storage.db import get_engine
+        from termx.storage.store import get_corpus
+
+        self.engine: Engine = get_engine(db)
+        self.info: CorpusInfo = get_corpus(self.engine, name)
+        self.name = name
+        self._index: LoadedIndex | None = None
+        self._models: dict[tuple[int, tuple[tuple[str, float], ...]], CompactModel] = {}
+
+    @property
+    def index(self) -> LoadedIndex:
+        """The in-memory index (loaded on first use)."""
+        if self._index is None:
+            from termx.storage.loaded import load_index
+
+            self._index = load_index(self.engine, self.name)
+        return self._index
+
+    def stats(self, patterns: Iterable[str] | str) -> list[StatsRecord]:
+        """freq, df_1..df_K, adaptation, Poisson adaptation, RIDF and the class of each pattern."""
+        from termx.lookup import stats
+
+        return jsonable(stats(self.index, [patterns] if isinstance(patterns, str) else list(patterns)))  # type: ignore[no-any-return]
+
+    def concordance(self, pattern: str, left: int = 10, right: int = 40,
+                    limit: int | None = 100) -> list[ConcordanceRecord]:
+        """KWIC lines of the pattern's occurrences in suffix-array order, at most `limit` (None: all)."""
+        from termx.lookup import concordance
+
+        return jsonable(concordance(self.index, pattern, left, right, limit))  # type: ignore[no-any-return]
+
+    def class_of(self, pattern: str, members: bool = False, limit: int | None = 100) -> dict[str, Any]:
+        """The class holding the pattern; with `members`, also its members shortest first (at most `limit`)."""
+        from termx.lookup import class_members, class_record
+
+        record = class_record(self.index, pattern)
+        if members:
+            record["members"] = class_members(self.index, pattern, limit)
+        return jsonable(record)  # type: ignore[no-any-return]
+
+    def terms(self, rank: str = "adaptation", top: int = 100, min_df: int = 3, min_len: int = 2, max_len: int = 40,
+              reference: str | None = None) -> list[dict[str, Any]]:
+        """The top terms by `rank` (adaptation, poisson, ridf, specificity with `reference`, freq, df)."""
+        from termx.terms import extract_terms
+
+        return jsonable(extract_terms(self.engine, self.name, rank, top, min_df, min_len, max_len,  # type: ignore[no-any-return]
+                                      reference=reference))
+
+    def model(self, max_len: int | None = None, params: Mapping[str, float] | None = None) -> CompactModel:
+        """The corpus's branching segmentation model: stored with the corpus, trained on first use."""
+        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN
+        from termx.wordbreak.stored import segment_model
+
+        size = max_len or DEFAULT_MAX_LEN
+        key = (size, tuple(sorted((params or {}).items())))
+        if key not in self._models:
+            self._models[key] = segment_model(self.engine, self.name, size, params)[0]
+        return self._models[key]
+
+    def segment(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
+                params: Mapping[str, float] | None = None) -> Iterator[list[str]]:
+        """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary)."""
+        model = self.model(max_len, params)
+        it = iter(lines)
+        while chunk := list(itertools.islice(it, batch)):
+            yield from model.segment_lines(chunk)
+
+    def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
+                        params: Mapping[str, float] | None = None) -> Iterator[SegmentRecord]:
+        """segment() as the records `termx segment --format json` prints."""
+        from termx.wordbreak.lines import segment_record
+
+        first, second = itertools.tee(lines)
+        for n, (line, words) in enumerate(zip(first, self.segment(second, batch, max_len, params), strict=True), 1):
+            yield segment_record(n, line, words)  # type: ignore[misc]
+
+    def close(self) -> None:
+        """Forget the in-memory index and models (the database stays as it is)."""
+        self._index = None
+        self._models.clear()
+
+    def __enter__(self) -> Corpus:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Corpus({self.name!r}, unit={self.info.unit!r}, documents={self.info.documents})"
+
+
+def open(name: str, db: str | None = None) -> Corpus:  # noqa: A001 - termx.open, like io.open
+    """The corpus `name` in the database `db` (default: TERMX_DATABASE_URL, else the embedded server)."""
+    return Corpus(name, db)

@@ -1,0 +1,92 @@
+"""Trained models stored with their corpus: a row of termx.segment_model and its arrays, in PostgreSQL (the only
+copy; rows cascade from termx.corpus, so a rebuilt or dropped corpus loses them) and a disk cache under
+$TERMX_HOME keyed like the index cache (database, corpus id, build time) plus the model's settings."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import psycopg
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from termx.storage.loaded import cache_dir, read_cache, write_cache
+from termx.storage.store import CorpusInfo, array_chunks, join_chunks
+
+
+@dataclass
+class StoredModel:
+    """A model's scalars and arrays, and where they came from ("cache" or "database")."""
+
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+    source: str
+
+
+def _folder(engine: Engine, info: CorpusInfo, scorer: str, key: str):  # type: ignore[no-untyped-def]
+    return cache_dir(engine.url.render_as_string(hide_password=True), info, f"model|{scorer}|{key}")
+
+
+def find_model(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> StoredModel | None:
+    """The stored model of a corpus build for `scorer` trained with settings `key`: from the disk cache (with
+    whatever else `cache_model` put there), else from PostgreSQL; None when none is stored."""
+    folder = _folder(engine, info, scorer, key)
+    if (folder / "meta.json").exists():
+        meta, _ = read_cache(folder, [])
+        return StoredModel(meta, read_cache(folder, meta["arrays"])[1], "cache")
+    with engine.connect() as conn:
+        row = conn.execute(sa.text("SELECT id, meta FROM termx.segment_model WHERE corpus_id = :c AND scorer = :s"
+                                   " AND key = :k"), {"c": info.id, "s": scorer, "k": key}).first()
+        if row is None:
+            return None
+        chunks: dict[str, list[Any]] = defaultdict(list)
+        for r in conn.execute(sa.text("SELECT name, dtype, length, data FROM termx.segment_model_array"
+                                      " WHERE model_id = :m ORDER BY name, chunk"), {"m": row[0]}):
+            chunks[r[0]].append(r[1:])
+    return StoredModel(dict(row[1]), {name: join_chunks(rows) for name, rows in chunks.items()}, "database")
+
+
+def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
+               arrays: dict[str, np.ndarray], nodes: int, seconds: float) -> bool:
+    """Store a trained model in one transaction; False when it was not stored because another process stored
+    the same model first or the corpus was rebuilt or dropped meanwhile."""
+    raw = engine.raw_connection()
+    try:
+        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
+        with conn.transaction():
+            found = conn.execute("SELECT 1 FROM termx.corpus WHERE id = %s FOR SHARE", (info.id,)).fetchone()
+            row = None if found is None else conn.execute(
+                "INSERT INTO termx.segment_model (corpus_id, scorer, key, meta, nodes, bytes, seconds)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
+                (info.id, scorer, key, json.dumps(meta), nodes, sum(a.nbytes for a in arrays.values()),
+                 seconds)).fetchone()
+            if row is None:
+                return False
+            with conn.cursor().copy("COPY termx.segment_model_array (model_id, name, dtype, length, chunk, data)"
+                                    " FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["int4", "text", "text", "int8", "int4", "bytea"])
+                for name, arr in arrays.items():
+                    for chunk in array_chunks(arr):
+                        copy.write_row((row[0], name, *chunk))
+        raw.commit()
+    finally:
+        raw.close()
+    return True
+
+
+def cache_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
+                arrays: dict[str, np.ndarray]) -> None:
+    """Put a model's arrays in the disk cache, with any derived arrays that make loading it faster."""
+    write_cache(_folder(engine, info, scorer, key), arrays, {**meta, "arrays": sorted(arrays)})
+
+
+def list_models(engine: Engine, info: CorpusInfo) -> list[dict[str, Any]]:
+    """The models stored for a corpus (scorer, settings, size, training time)."""
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text("SELECT scorer, key, nodes, bytes, seconds, created_at FROM termx.segment_model"
+                                    " WHERE corpus_id = :c ORDER BY id"), {"c": info.id}).mappings().all()
+    return [dict(r) for r in rows]

@@ -1,0 +1,64 @@
+"""The branching model of a corpus, trained the first time it is needed and stored with the corpus.
+
+`segment_model` looks in this process's memo, then the disk cache, then PostgreSQL (termx.segment_model), and
+only then trains (reverse index, self-training: tens of seconds on Reuters) and stores the result. A rebuilt or
+dropped corpus loses its models (the rows cascade; the cache is keyed by the corpus's id and build time).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+
+from sqlalchemy.engine import Engine
+
+from termx.progress import Progress
+from termx.storage.models import cache_model, find_model, save_model
+from termx.storage.store import get_corpus
+from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
+from termx.wordbreak.scoring import Scorer
+from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, scorer_params
+
+SCORER = Scorer.branching.value
+
+_memo: dict[tuple[str, int, str, str], CompactModel] = {}
+
+
+def model_key(max_len: int, options: Mapping[str, float] | None) -> str:
+    """The settings a model is trained with, as canonical JSON (the look-up key of a stored model)."""
+    scorer_params(Scorer.branching, options or {})  # bad parameters fail before anything is loaded
+    return json.dumps({"format": FORMAT, "max_len": max_len, "options": dict(sorted((options or {}).items()))},
+                      sort_keys=True)
+
+
+def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
+                  options: Mapping[str, float] | None = None,
+                  progress: Progress | None = None) -> tuple[CompactModel, str]:
+    """The corpus's branching model and where it came from: "memory", "cache", "database" or "trained" (and
+    then stored)."""
+    info = get_corpus(engine, corpus)
+    key = model_key(max_len, options)
+    memo_key = (engine.url.render_as_string(hide_password=True), info.id, info.created_at, key)
+    if memo_key in _memo:
+        return _memo[memo_key], "memory"
+    stored = find_model(engine, info, SCORER, key)
+    if stored is not None:
+        model, source = CompactModel.from_stored(stored.meta, stored.arrays), stored.source
+    else:
+        from termx.storage.loaded import load_index
+        from termx.wordbreak.segmenter import Segmenter
+
+        started = time.perf_counter()
+        index = load_index(engine, corpus)
+        segmenter = Segmenter(index, Scorer.branching, max_len, options, progress)
+        assert segmenter.model is not None
+        model = compact_model(segmenter.model, index.unit, index.vocab)
+        save_model(engine, info, SCORER, key, model.meta(), model.arrays(), model.nodes,
+                   time.perf_counter() - started)
+        source = "trained"
+    if source != "cache":  # the cache also keeps the hash tables, so that loading is a memory map
+        cache_model(engine, info, SCORER, key, model.meta(), {**model.arrays(), **model.tables()})
+    _memo.clear()  # one model per process is plenty; they are large
+    _memo[memo_key] = model
+    return model, source
