@@ -10,6 +10,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import DatabaseUnavailable
 from termx.storage.paths import resource
+from termx.storage.txn import LOCK_MIGRATE
 
 SCHEMA = "termx"
 
@@ -58,12 +59,23 @@ def _alembic_config(engine: Engine):  # type: ignore[no-untyped-def]
 
 
 def upgrade(engine: Engine, revision: str = "heads") -> None:
-    """Bring the schema to `revision` (all heads by default) with Alembic; a no-op when it is current."""
+    """Bring the schema to `revision` (all heads by default) with Alembic; a no-op when it is current.
+
+    Runs under an advisory lock, so two first-time commands do not race the migration: the second waits, then
+    finds the schema current.
+    """
     from alembic import command
 
     if revision == "heads" and current(engine) == heads(engine):
         return
-    command.upgrade(_alembic_config(engine), revision)
+    with engine.connect() as conn:
+        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": LOCK_MIGRATE})
+        try:
+            if revision != "heads" or current(engine) != heads(engine):
+                command.upgrade(_alembic_config(engine), revision)
+        finally:
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": LOCK_MIGRATE})
+            conn.commit()
 
 
 def downgrade(engine: Engine, revision: str = "base") -> None:

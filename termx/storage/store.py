@@ -1,12 +1,16 @@
-"""Store a built shard in PostgreSQL in one transaction (COPY for bulk data) and read corpora back.
+"""Store a built shard in PostgreSQL (COPY for bulk data) beside the live corpora, swap it in, read corpora back.
 
-A build either commits whole or leaves the database exactly as it was: the corpus row, its shard,
-documents, vocabulary, index arrays and the shard's class partition all go in one transaction.
+A build never changes what readers see until its swap: the new version's corpus row stays nameless while its
+shard, documents, vocabulary, index arrays and class table are loaded (DESIGN.md "Scale-out": a shard is the
+unit of building); one short transaction then names it and retires the old version, which is purged after.
+An interrupted build leaves only a nameless corpus that the next writer purges (`collect_garbage`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,11 +21,14 @@ import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusExists, CorpusInUse, CorpusNotFound
+from termx.errors import CorpusExists, CorpusNotFound
+from termx.faults import fault_point
 from termx.index.build import DEFAULT_REP_CAP, Shard
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
+from termx.storage import txn
 from termx.storage.copyrows import class_rows
+from termx.storage.paths import cache_folder
 
 ARRAY_CHUNK_BYTES = 16 << 20
 
@@ -49,88 +56,149 @@ class CorpusInfo:
                 "created_at": self.created_at}
 
 
-def class_partition(shard_id: int) -> sql.Identifier:
-    """The partition table of one shard's classes (named from the integer id, never from user input)."""
-    return sql.Identifier("termx", f"class_{int(shard_id)}")
-
-
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
                 progress: Progress | None = None, timings: Timings | None = None,
                 rep_cap: int = DEFAULT_REP_CAP, on_load: Callable[[], None] | None = None) -> CorpusInfo:
-    """Write `shard` as corpus `name` (one shard) atomically; `replace` swaps out an existing corpus.
+    """Write `shard` as corpus `name`; `replace` swaps out an existing corpus. Readers never wait on it.
 
-    `on_load` is called between the bulk loads (tests use it to inject a failure half-way).
+    The new version is built nameless beside the old one (its own shard rows and class table) and swapped in by
+    one short transaction; the old version is purged afterwards. `on_load` is called between the bulk loads
+    (tests use it to inject a failure half-way).
     """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
-    raw = engine.raw_connection()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
-            corpus_id, shard_id = _create_rows(conn, name, shard, replace, params or {}, rep_cap)
-            with timings.stage("store documents", progress, len(shard.documents)) as advance:
-                _copy_documents(conn, corpus_id, shard_id, shard, advance)
-                _copy_vocab(conn, corpus_id, shard)
-                _copy_arrays(conn, shard_id, shard)
-            if on_load:
-                on_load()
-            with timings.stage("store classes", progress, len(shard.classes)) as advance:
-                _copy_classes(conn, shard_id, shard, rep_cap, advance)
-            with timings.stage("create indexes", progress):
-                _index_and_attach(conn, shard_id)
-            conn.execute("UPDATE termx.corpus SET timings = %s WHERE id = %s",
-                         (json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
-        raw.commit()
-    except psycopg.errors.UniqueViolation:
-        raise CorpusExists(f"corpus {name!r} already exists", "another build created it; use --replace") from None
-    except psycopg.errors.LockNotAvailable:
-        raise _in_use(name) from None
-    finally:
-        raw.close()
+    url = _url(engine)
+    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
+        collect_garbage(conn, url)
+        if not replace and _named(conn, name) is not None:
+            raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+        corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
+        try:
+            with conn.transaction():
+                with timings.stage("store documents", progress, len(shard.documents)) as advance:
+                    fault_point("copy_documents")
+                    _copy_documents(conn, corpus_id, shard_id, shard, advance)
+                    _copy_vocab(conn, corpus_id, shard)
+                    _copy_arrays(conn, shard_id, shard)
+                if on_load:
+                    on_load()
+                with timings.stage("store classes", progress, len(shard.classes)) as advance:
+                    fault_point("copy_classes")
+                    _copy_classes(conn, shard_id, shard, rep_cap, advance)
+                with timings.stage("create indexes", progress):
+                    fault_point("create_index")
+                    txn.index_partition_table(conn, shard_id)
+            fault_point("staged")
+            old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):  # a dead connection: the next writer purges it
+                _purge(conn, url, corpus_id)
+            raise
+        finally:
+            txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
+        fault_point("purge")
+        if old is not None:
+            _purge(conn, url, old)
     return get_corpus(engine, name)
 
 
-def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: bool, params: dict[str, Any],
-                 rep_cap: int) -> tuple[int, int]:
-    _limit_lock_wait(conn)
-    old = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
-    if old is not None:
-        if not replace:
-            raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
-        _delete(conn, old[0])
+def _url(engine: Engine) -> str:
+    """The database as the local cache keys it (no password)."""
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _named(conn: psycopg.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s", (name,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _stage_rows(conn: psycopg.Connection, shard: Shard, params: dict[str, Any], rep_cap: int) -> tuple[int, int]:
+    """Commit a nameless corpus row, its shard row and the shard's empty standalone class table, owned by this
+    session (LOCK_CORPUS) until the swap; if the process dies, the next writer finds it unowned and purges it."""
     ta = shard.tokens
-    corpus_id = conn.execute(
-        "INSERT INTO termx.corpus (name, unit, max_k, tokens, documents, classes, rep_cap, params)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-        (name, ta.unit.value, shard.max_k, ta.n_tokens, len(shard.documents), len(shard.classes), rep_cap,
-         json.dumps(params)),
-    ).fetchone()[0]  # type: ignore[index]
-    shard_id = conn.execute(
-        "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
-        " VALUES (%s, 0, %s, %s, 0, %s) RETURNING id",
-        (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
-    ).fetchone()[0]  # type: ignore[index]
+    with conn.transaction():
+        corpus_id = conn.execute(
+            "INSERT INTO termx.corpus (name, unit, max_k, tokens, documents, classes, rep_cap, params)"
+            " VALUES (NULL, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (ta.unit.value, shard.max_k, ta.n_tokens, len(shard.documents), len(shard.classes), rep_cap,
+             json.dumps(params)),
+        ).fetchone()[0]  # type: ignore[index]
+        txn.try_own(conn, txn.LOCK_CORPUS, corpus_id)
+        shard_id = conn.execute(
+            "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
+            " VALUES (%s, 0, %s, %s, 0, %s) RETURNING id",
+            (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
+        ).fetchone()[0]  # type: ignore[index]
+        txn.create_partition_table(conn, shard_id)
     return corpus_id, shard_id
 
 
-LOCK_TIMEOUT = "15s"
+def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[int], replace: bool,
+          timings: Timings) -> int | None:
+    """The short transaction that makes a staged corpus `name`: attach its shards' class tables, retire the old
+    version (it becomes nameless) and name the new one. Swaps of one name serialise; returns the retired id."""
+    with conn.transaction():
+        txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+        old = _named(conn, name)
+        if old is not None and not replace:
+            raise CorpusExists(f"corpus {name!r} already exists", "another build created it; use --replace")
+        txn.attach_partitions(conn, shard_ids)
+        fault_point("swap")
+        if old is not None:
+            conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
+        conn.execute("UPDATE termx.corpus SET name = %s, timings = %s WHERE id = %s",
+                     (name, json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
+    return old
 
 
-def _limit_lock_wait(conn: psycopg.Connection) -> None:
-    """Replacing or dropping a corpus needs exclusive locks; fail after a while instead of hanging behind readers."""
-    conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+def drop_corpus(engine: Engine, name: str) -> None:
+    """Delete a corpus and everything built for it (documents, classes, term lists, runs, models, cache).
+
+    The name goes at once in a short transaction; readers that started earlier finish on the old data, and
+    its tables are purged after them (or by the next command, if they take long).
+    """
+    url = _url(engine)
+    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
+        collect_garbage(conn, url)
+        with conn.transaction():
+            txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+            old = _named(conn, name)
+            if old is None:
+                raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+            conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
+        _purge(conn, url, old)
 
 
-def _in_use(name: str) -> CorpusInUse:
-    return CorpusInUse(f"corpus {name!r} is in use by another session",
-                       f"waited {LOCK_TIMEOUT} for its lock; try again when it is idle")
+def _purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:
+    """Remove a nameless corpus (retired, or staged by a build that failed or died): its cache, class tables,
+    then its rows (documents, arrays, term lists, runs and models cascade). False if it must wait for later."""
+    if not txn.try_own(conn, txn.LOCK_CORPUS, corpus_id):
+        return False  # its builder is alive, or another session is purging it
+    try:
+        row = conn.execute("SELECT name, created_at FROM termx.corpus WHERE id = %s", (corpus_id,)).fetchone()
+        if row is None or row[0] is not None:
+            return True
+        shutil.rmtree(cache_folder(url, corpus_id, row[1].isoformat(timespec="seconds")), ignore_errors=True)
+        shards = [r[0] for r in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s", (corpus_id,))]
+        if not all(txn.drop_partition(conn, s) for s in shards):
+            return False
+        with conn.transaction():
+            conn.execute("DELETE FROM termx.corpus WHERE id = %s AND name IS NULL", (corpus_id,))
+        return True
+    finally:
+        txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
 
 
-def _delete(conn: psycopg.Connection, corpus_id: int) -> None:
-    """Remove a corpus: drop its class partitions, then the rows (documents etc. cascade)."""
-    for (shard_id,) in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s", (corpus_id,)).fetchall():
-        conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(class_partition(shard_id)))
-    conn.execute("DELETE FROM termx.corpus WHERE id = %s", (corpus_id,))
+def collect_garbage(conn: psycopg.Connection, url: str) -> None:
+    """Purge what crashed or interrupted writers left: unowned nameless corpora, and class tables of shards
+    that no longer exist. Cheap when there is nothing to do (two index look-ups)."""
+    for (corpus_id,) in conn.execute("SELECT id FROM termx.corpus WHERE name IS NULL").fetchall():
+        _purge(conn, url, corpus_id)
+    for (table,) in conn.execute(
+            "SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'termx'::regnamespace AND c.relkind = 'r'"
+            " AND c.relname ~ '^class_[0-9]+$'"
+            " AND NOT EXISTS (SELECT 1 FROM termx.shard s WHERE 'class_' || s.id = c.relname)").fetchall():
+        txn.drop_partition(conn, int(table.removeprefix("class_")))
 
 
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
@@ -171,9 +239,7 @@ def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
 
 def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,
                   advance: Callable[[int], None]) -> None:
-    part = class_partition(shard_id)
-    conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.class INCLUDING ALL, CHECK (shard_id = {}))")
-                 .format(part, sql.Literal(int(shard_id))))
+    part = txn.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
     with conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
@@ -181,34 +247,6 @@ def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap
                                      blob, offsets, joiner, rep_cap):
             copy.write(data)
             advance(rows)
-
-
-def _index_and_attach(conn: psycopg.Connection, shard_id: int) -> None:
-    """Indexes after the load, then the partition joins termx.class."""
-    part = class_partition(shard_id)
-    conn.execute("SET LOCAL maintenance_work_mem = '1GB'")  # sort in memory: several times faster
-    conn.execute(sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part))
-    conn.execute(sql.SQL("ALTER TABLE termx.class ATTACH PARTITION {} FOR VALUES IN ({})")
-                 .format(part, sql.Literal(int(shard_id))))
-    conn.execute(sql.SQL("ANALYZE {}").format(part))
-
-
-def drop_corpus(engine: Engine, name: str) -> None:
-    """Delete a corpus and everything built for it, atomically."""
-    raw = engine.raw_connection()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
-            _limit_lock_wait(conn)
-            row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
-            if row is None:
-                raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
-            _delete(conn, row[0])
-        raw.commit()
-    except psycopg.errors.LockNotAvailable:
-        raise _in_use(name) from None
-    finally:
-        raw.close()
 
 
 _CORPUS_COLUMNS = "id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at"
@@ -220,28 +258,29 @@ def _info(row: Any) -> CorpusInfo:
 
 
 def list_corpora(engine: Engine) -> list[CorpusInfo]:
-    """Every corpus, by name."""
+    """Every corpus, by name (nameless rows are builds in progress or retired versions being purged)."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus ORDER BY name")).all()
+        rows = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name IS NOT NULL"
+                                    " ORDER BY name")).all()
     return [_info(r) for r in rows]
 
 
-def get_corpus(engine: Engine, name: str) -> CorpusInfo:
-    """One corpus by name, or CorpusNotFound."""
-    with engine.connect() as conn:
-        row = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"),
-                           {"n": name}).first()
+def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
+    """One corpus by name, or CorpusNotFound (on an engine, or inside a caller's connection and snapshot)."""
+    if isinstance(engine, Engine):
+        with engine.connect() as conn:
+            return get_corpus(conn, name)
+    row = engine.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"), {"n": name}).first()
     if row is None:
         raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
     return _info(row)
 
 
-def load_array(engine: Engine, shard_id: int, name: str) -> np.ndarray:
+def load_array(conn: sa.Connection, shard_id: int, name: str) -> np.ndarray:
     """One stored index array (tokens, sa or doc_start) of a shard, reassembled from its chunks."""
-    with engine.connect() as conn:
-        rows = conn.execute(sa.text("SELECT dtype, length, data FROM termx.index_array"
-                                    " WHERE shard_id = :s AND name = :n ORDER BY chunk"),
-                            {"s": shard_id, "n": name}).all()
+    rows = conn.execute(sa.text("SELECT dtype, length, data FROM termx.index_array"
+                                " WHERE shard_id = :s AND name = :n ORDER BY chunk"),
+                        {"s": shard_id, "n": name}).all()
     if not rows:
         raise CorpusNotFound(f"shard {shard_id} has no array {name!r}", "rebuild the corpus with termx index")
     dtype, length = np.dtype(rows[0][0]), rows[0][1]
