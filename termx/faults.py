@@ -1,7 +1,8 @@
 """Named fault points: tests make a build die or pause at a chosen stage through TERMX_FAULT.
 
 TERMX_FAULT is a comma-separated list of `kill:<point>` (SIGKILL this process, as a crash would) and
-`sleep:<point>:<seconds>`. Unset (always, outside tests) every point is a no-op.
+`sleep:<point>:<seconds>`; a triggered point is also written to the file TERMX_FAULT_MARK, if set, so a test
+knows when to act. Unset (always, outside tests) every point is a no-op.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ def fault_point(point: str) -> None:
         name, _, arg = rest.partition(":")
         if name != point:
             continue
+        mark = os.environ.get("TERMX_FAULT_MARK")
+        if mark:
+            with open(mark, "a", encoding="utf-8") as f:
+                f.write(point + "\n")
         if action == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
         elif action == "sleep":

@@ -55,6 +55,10 @@ app = typer.Typer(
 @app.callback()
 def _root(debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors.")) -> None:
     """termx builds suffix-array statistics of a corpus into PostgreSQL and queries them."""
+    if not debug:
+        import logging
+
+        logging.getLogger("psycopg").setLevel(logging.ERROR)  # its warnings repeat the one-line error
 
 
 def _register() -> None:

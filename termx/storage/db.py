@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import DatabaseUnavailable
+from termx.storage import txn
 from termx.storage.paths import resource
-from termx.storage.txn import LOCK_MIGRATE
 
 SCHEMA = "termx"
 
@@ -46,6 +46,8 @@ def get_engine(url: str | None = None) -> Engine:
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
                                   "is the server running? check --db / TERMX_DATABASE_URL") from None
     upgrade(engine)
+    with txn.connection(engine) as conn:
+        txn.collect_garbage(conn, engine.url.render_as_string(hide_password=True))
     return engine
 
 
@@ -69,12 +71,12 @@ def upgrade(engine: Engine, revision: str = "heads") -> None:
     if revision == "heads" and current(engine) == heads(engine):
         return
     with engine.connect() as conn:
-        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": LOCK_MIGRATE})
+        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": txn.LOCK_MIGRATE})
         try:
             if revision != "heads" or current(engine) != heads(engine):
                 command.upgrade(_alembic_config(engine), revision)
         finally:
-            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": LOCK_MIGRATE})
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": txn.LOCK_MIGRATE})
             conn.commit()
 
 

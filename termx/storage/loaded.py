@@ -23,9 +23,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import PatternError
+from termx.faults import fault_point
 from termx.index.build import class_statistics
 from termx.index.units import Unit, encode_pattern
-from termx.storage.paths import cache_folder, home
+from termx.storage.paths import cache_folder, home, write_owner
 from termx.storage.store import CorpusInfo, get_corpus, load_array
 
 _ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls_lbl", "cls_sil", "cls_df",
@@ -156,7 +157,7 @@ def load_index(engine: Engine, name: str) -> LoadedIndex:
                                 {"c": info.id}).scalar_one()
         folder = cache_folder(url, info.id, info.created_at)
         if not (folder / "meta.json").exists():
-            _fill_cache(conn, info, shard_id, folder)
+            _fill_cache(conn, url, info, shard_id, folder)
             evict(keep=folder)
     os.utime(folder / "meta.json")  # recency for eviction
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
@@ -170,11 +171,12 @@ def load_index(engine: Engine, name: str) -> LoadedIndex:
 _FILLING = ".fill-"  # prefix of a cache folder being written: .fill-<pid>-<random>
 
 
-def _fill_cache(conn: sa.Connection, info: CorpusInfo, shard_id: int, folder: Path) -> None:
+def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shard_id: int, folder: Path) -> None:
     """Read everything from PostgreSQL, derive LCP and the class key index, write the cache atomically."""
     tokens = load_array(conn, shard_id, "tokens")
     suffixes = load_array(conn, shard_id, "sa")
     doc_start = load_array(conn, shard_id, "doc_start")
+    fault_point("fill_cache")
     docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c ORDER BY doc_no"),
                         {"c": info.id}).all()
     vocab = [r[0] for r in conn.execute(sa.text(
@@ -192,6 +194,7 @@ def _fill_cache(conn: sa.Connection, info: CorpusInfo, shard_id: int, folder: Pa
     for a, arr in arrays.items():
         np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
     meta = {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None}
+    write_owner(tmp, url, info.id, info.created_at)
     (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     try:
         os.rename(tmp, folder)

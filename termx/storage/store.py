@@ -3,14 +3,13 @@
 A build never changes what readers see until its swap: the new version's corpus row stays nameless while its
 shard, documents, vocabulary, index arrays and class table are loaded (DESIGN.md "Scale-out": a shard is the
 unit of building); one short transaction then names it and retires the old version, which is purged after.
-An interrupted build leaves only a nameless corpus that the next writer purges (`collect_garbage`).
+An interrupted build leaves only a nameless corpus that the next command purges (`txn.collect_garbage`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,6 @@ from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import class_rows
-from termx.storage.paths import cache_folder
 
 ARRAY_CHUNK_BYTES = 16 << 20
 
@@ -69,21 +67,19 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
     timings = timings if timings is not None else Timings()
     url = _url(engine)
     with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
-        collect_garbage(conn, url)
+        txn.collect_garbage(conn, url)
         if not replace and _named(conn, name) is not None:
             raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
         corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
         try:
             with conn.transaction():
                 with timings.stage("store documents", progress, len(shard.documents)) as advance:
-                    fault_point("copy_documents")
                     _copy_documents(conn, corpus_id, shard_id, shard, advance)
                     _copy_vocab(conn, corpus_id, shard)
                     _copy_arrays(conn, shard_id, shard)
                 if on_load:
                     on_load()
                 with timings.stage("store classes", progress, len(shard.classes)) as advance:
-                    fault_point("copy_classes")
                     _copy_classes(conn, shard_id, shard, rep_cap, advance)
                 with timings.stage("create indexes", progress):
                     fault_point("create_index")
@@ -91,14 +87,16 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
             fault_point("staged")
             old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
         except BaseException:
-            with contextlib.suppress(psycopg.Error):  # a dead connection: the next writer purges it
-                _purge(conn, url, corpus_id)
+            with contextlib.suppress(psycopg.Error):  # a dead connection: the next command purges it
+                txn.purge(conn, url, corpus_id)
             raise
         finally:
-            txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
+            with contextlib.suppress(psycopg.Error):
+                txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
         fault_point("purge")
         if old is not None:
-            _purge(conn, url, old)
+            with contextlib.suppress(psycopg.Error):  # the swap is done; what is left, the next command purges
+                txn.purge(conn, url, old)
     return get_corpus(engine, name)
 
 
@@ -159,46 +157,14 @@ def drop_corpus(engine: Engine, name: str) -> None:
     """
     url = _url(engine)
     with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
-        collect_garbage(conn, url)
+        txn.collect_garbage(conn, url)
         with conn.transaction():
             txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
             old = _named(conn, name)
             if old is None:
                 raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
             conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
-        _purge(conn, url, old)
-
-
-def _purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:
-    """Remove a nameless corpus (retired, or staged by a build that failed or died): its cache, class tables,
-    then its rows (documents, arrays, term lists, runs and models cascade). False if it must wait for later."""
-    if not txn.try_own(conn, txn.LOCK_CORPUS, corpus_id):
-        return False  # its builder is alive, or another session is purging it
-    try:
-        row = conn.execute("SELECT name, created_at FROM termx.corpus WHERE id = %s", (corpus_id,)).fetchone()
-        if row is None or row[0] is not None:
-            return True
-        shutil.rmtree(cache_folder(url, corpus_id, row[1].isoformat(timespec="seconds")), ignore_errors=True)
-        shards = [r[0] for r in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s", (corpus_id,))]
-        if not all(txn.drop_partition(conn, s) for s in shards):
-            return False
-        with conn.transaction():
-            conn.execute("DELETE FROM termx.corpus WHERE id = %s AND name IS NULL", (corpus_id,))
-        return True
-    finally:
-        txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
-
-
-def collect_garbage(conn: psycopg.Connection, url: str) -> None:
-    """Purge what crashed or interrupted writers left: unowned nameless corpora, and class tables of shards
-    that no longer exist. Cheap when there is nothing to do (two index look-ups)."""
-    for (corpus_id,) in conn.execute("SELECT id FROM termx.corpus WHERE name IS NULL").fetchall():
-        _purge(conn, url, corpus_id)
-    for (table,) in conn.execute(
-            "SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'termx'::regnamespace AND c.relkind = 'r'"
-            " AND c.relname ~ '^class_[0-9]+$'"
-            " AND NOT EXISTS (SELECT 1 FROM termx.shard s WHERE 'class_' || s.id = c.relname)").fetchall():
-        txn.drop_partition(conn, int(table.removeprefix("class_")))
+        txn.purge(conn, url, old)
 
 
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
@@ -209,6 +175,8 @@ def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, sha
         for n, doc in enumerate(shard.documents):
             copy.write_row((corpus_id, n, shard_id, doc.name, doc.title, int(ta.doc_start[n]),
                             int(ta.doc_len[n]), doc.text))
+            if n == 0:
+                fault_point("copy_documents")  # mid-COPY
             if n % 1000 == 999:
                 advance(1000)
     advance(len(shard.documents) % 1000)
@@ -243,10 +211,13 @@ def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
     with conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
-        for data, rows in class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens,
-                                     blob, offsets, joiner, rep_cap):
+        chunks = class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens, blob,
+                            offsets, joiner, rep_cap)
+        for k, (data, rows) in enumerate(chunks):
             copy.write(data)
             advance(rows)
+            if k == 0:
+                fault_point("copy_classes")  # mid-COPY, after the header
 
 
 _CORPUS_COLUMNS = "id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at"

@@ -9,6 +9,7 @@ is dropped. Database conflicts surface as termx errors, never as raw driver exce
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -16,7 +17,8 @@ import psycopg
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusInUse, CorpusNotFound
+from termx.errors import CorpusInUse, CorpusNotFound, DatabaseUnavailable
+from termx.storage.paths import cache_folder, sweep_cache
 
 # Advisory lock namespaces (the first key of the two-key form); the second key is an id or hashtext(name).
 LOCK_CORPUS_NAME = 0x74780001  # swaps of one corpus name serialise (held for the short swap transaction)
@@ -38,7 +40,9 @@ def connection(engine: Engine) -> Iterator[psycopg.Connection]:
         conn.autocommit = True
         yield conn
     finally:
-        if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        if conn.broken or conn.closed:
+            raw.invalidate()  # a lost connection: drop it quietly instead of resetting it
+        elif conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
             conn.autocommit = False
         raw.close()
 
@@ -54,6 +58,10 @@ def conflicts_as_errors(subject: str) -> Iterator[None]:
     except psycopg.errors.ForeignKeyViolation:
         raise CorpusNotFound(f"{subject} was dropped or replaced by another session while this command ran",
                              "run the command again") from None
+    except psycopg.OperationalError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatabaseUnavailable(f"lost the database connection while writing {subject}: {reason}",
+                                  "the write did not finish; run the command again") from None
 
 
 @contextmanager
@@ -145,3 +153,38 @@ def _finish_pending_detaches(conn: psycopg.Connection) -> None:
                                 " WHERE i.inhparent = 'termx.class'::regclass AND i.inhdetachpending").fetchall():
         conn.execute(sql.SQL("ALTER TABLE termx.class DETACH PARTITION {} FINALIZE")
                      .format(sql.Identifier("termx", name)))
+
+
+def purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:
+    """Remove a nameless corpus (retired, or staged by a build that failed or died): its cache, class tables,
+    then its rows (documents, arrays, term lists, runs and models cascade). False if it must wait for later."""
+    if not try_own(conn, LOCK_CORPUS, corpus_id):
+        return False  # its builder is alive, or another session is purging it
+    try:
+        row = conn.execute("SELECT name, created_at FROM termx.corpus WHERE id = %s", (corpus_id,)).fetchone()
+        if row is None or row[0] is not None:
+            return True
+        shutil.rmtree(cache_folder(url, corpus_id, row[1].isoformat(timespec="seconds")), ignore_errors=True)
+        shards = [r[0] for r in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s", (corpus_id,))]
+        if not all(drop_partition(conn, s) for s in shards):
+            return False
+        with conn.transaction():
+            conn.execute("DELETE FROM termx.corpus WHERE id = %s AND name IS NULL", (corpus_id,))
+        return True
+    finally:
+        disown(conn, LOCK_CORPUS, corpus_id)
+
+
+def collect_garbage(conn: psycopg.Connection, url: str) -> None:
+    """Purge what crashed or interrupted writers left: unowned nameless corpora, class tables of shards that no
+    longer exist, and this database's cache folders of builds that are gone. Cheap when there is nothing to do."""
+    for (corpus_id,) in conn.execute("SELECT id FROM termx.corpus WHERE name IS NULL").fetchall():
+        purge(conn, url, corpus_id)
+    for (table,) in conn.execute(
+            "SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'termx'::regnamespace AND c.relkind = 'r'"
+            " AND c.relname ~ '^class_[0-9]+$'"
+            " AND NOT EXISTS (SELECT 1 FROM termx.shard s WHERE 'class_' || s.id = c.relname)").fetchall():
+        drop_partition(conn, int(table.removeprefix("class_")))
+    live = {(r[0], r[1].isoformat(timespec="seconds"))
+            for r in conn.execute("SELECT id, created_at FROM termx.corpus WHERE name IS NOT NULL")}
+    sweep_cache(url, live)
