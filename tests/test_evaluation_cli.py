@@ -79,10 +79,21 @@ def test_compare_table_report(ab):
     assert out.count("\n s") >= 8  # one per-subset row each
 
 
-def test_compare_one_tailed_halves_the_sign_test(ab):
-    two = json.loads(_ok(["compare", *map(str, ab), "-t", "sign,wilcoxon", "-f", "json"]))
-    one = json.loads(_ok(["compare", *map(str, ab), "-t", "sign,wilcoxon", "-f", "json", "--tails", "1"]))
-    assert [r["p_value"] for r in one] == pytest.approx([r["p_value"] / 2 for r in two])
+def test_compare_one_tailed_takes_the_stated_direction(ab):
+    """The direction is an argument stated before the data: the data's direction halves the two-sided p, the
+    other direction keeps H0 (p near 1), and a one-tailed test without a direction is a usage error."""
+    base = ["compare", *map(str, ab), "-t", "sign,wilcoxon", "-f", "json"]
+    two = json.loads(_ok(base))
+    b_better = json.loads(_ok([*base, "--tails", "1", "--alternative", "B-better"]))
+    a_better = json.loads(_ok([*base, "--alternative", "A-better"]))
+    assert [r["p_value"] for r in b_better] == pytest.approx([r["p_value"] / 2 for r in two])
+    assert all(r["better"] == "B" and r["tails"] == 1 and r["alternative"] == "B-better" for r in b_better)
+    assert all(r["p_value"] > 0.9 and r["better"] is None for r in a_better)
+    assert a_better[0]["p_value"] == pytest.approx(stats.binomtest(0, 7, alternative="greater").pvalue)
+    missing = runner.invoke(app, [*base, "--tails", "1"])
+    assert missing.exit_code == 2 and "--alternative" in missing.output
+    table = _ok(["compare", *map(str, ab), "-t", "sign", "--alternative", "A-better"])
+    assert "hypothesis A better (stated beforehand)" in table and "1-tailed, hypothesis A better" in table
 
 
 def test_compare_options_reach_the_tests(ab):
@@ -162,7 +173,7 @@ def test_report_library_directly(ab):
     with pytest.raises(EvaluationError):
         parse_tests("")
     with pytest.raises(EvaluationError):
-        compare(data, ["sign"], CompareOptions(tails=3))
+        compare(data, ["sign"], CompareOptions(alternative="greater"))
     with pytest.raises(InputError):
         read_records(ab[0].with_name("nope.jsonl"))
 

@@ -102,7 +102,12 @@ def test_results_feed_the_paired_tests(report) -> None:  # type: ignore[no-untyp
     assert paired.ids == ["doc0", "doc1"] and paired.measure == "error rate"
     total = len("".join(gold_words(TEXTS[0], Condition.alnum))) - 1
     assert a[0].total == total and a[0].errors == a[0].outcomes.count(0)  # type: ignore[union-attr]
-    assert sign_test(paired.a, paired.b).n <= 2
+    # the paired columns are the two scorers' per-document error rates, in document order
+    assert list(paired.a) == [r.errors / r.total for r in a] and list(paired.b) == [r.errors / r.total for r in b]
+    res = sign_test([-v for v in paired.a], [-v for v in paired.b])  # fewer errors = better
+    lower_a = sum(ra.errors < rb.errors for ra, rb in zip(a, b, strict=True))
+    lower_b = sum(ra.errors > rb.errors for ra, rb in zip(a, b, strict=True))
+    assert (res.details["x_better"], res.details["y_better"], res.n) == (lower_a, lower_b, lower_a + lower_b)
 
 
 def test_bad_arguments(engine) -> None:  # type: ignore[no-untyped-def]

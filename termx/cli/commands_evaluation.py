@@ -36,7 +36,13 @@ class ZeroMethod(Enum):
 
 AlphaOption = Annotated[float, typer.Option("--alpha", help="Significance level, in (0, 1).")]
 TailsOption = Annotated[int, typer.Option("--tails", min=1, max=2, help="2 = two-tailed; 1 = one-tailed in the "
-                                          "direction the data point (hypothesise it beforehand).")]
+                                          "direction named by --alternative (required with --tails 1).")]
+
+
+class Alternative(Enum):
+    a_better = "A-better"
+    b_better = "B-better"
+
 RESULT_COLUMNS = ["test", "method", "n", "ties", "statistic", "p_value", "decision", "better", "difference"]
 
 
@@ -48,6 +54,9 @@ def compare_cmd(
                                       "ttest, mcnemar, mapsswe, bootstrap, permutation.")] = "all",
     alpha: AlphaOption = 0.05,
     tails: TailsOption = 2,
+    alternative: Annotated[Alternative | None, typer.Option(
+        "--alternative", help="The direction hypothesised before the data for a one-tailed test (implies "
+        "--tails 1).", show_default=False)] = None,
     ties: Annotated[Ties, typer.Option("--ties", help="Sign test: drop tied subsets (the default) or split "
                                        "them half and half as NIST's sc_stats does.")] = Ties.drop,
     zero_method: Annotated[ZeroMethod, typer.Option("--zero-method", help="Wilcoxon: drop zero differences "
@@ -64,9 +73,13 @@ def compare_cmd(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Compare two systems scored on the same subsets with paired significance tests (a NIST-style report)."""
+    if tails == 1 and alternative is None:
+        raise typer.BadParameter("a one-tailed test needs the direction hypothesised beforehand: "
+                                 "--alternative A-better or B-better", param_hint="--tails")
     tests = parse_tests(test)
     data = pair_records(read_records(a_path), read_records(b_path), str(a_path), str(b_path))
-    options = CompareOptions(alpha=alpha, tails=tails, ties=ties.value, zero_method=zero_method.value,
+    hypothesis = alternative.value if alternative else "two-sided"
+    options = CompareOptions(alpha=alpha, alternative=hypothesis, ties=ties.value, zero_method=zero_method.value,
                              exact=exact, resamples=resamples, seed=seed, min_good=min_good)
     results = compare(data, tests, options)
     if fmt is not Format.table:
@@ -74,7 +87,9 @@ def compare_cmd(
         return
     direction = "higher" if data.higher_is_better else "lower"
     header = (f"A = {a_path}   B = {b_path}\n{len(data.ids)} subsets, measure: {data.measure} "
-              f"({direction} is better), alpha = {alpha:g}, {tails}-tailed")
+              f"({direction} is better), alpha = {alpha:g}, "
+              + (f"1-tailed, hypothesis {alternative.value.replace('-better', ' better')} (stated beforehand)"
+                 if alternative else "2-tailed"))
     per_subset = render(subset_table(data), Format.table, title="Per-subset results")
     emit("\n\n".join([header, render(results, Format.table, RESULT_COLUMNS, title="Paired tests"),
                       "\n".join(r["summary"] for r in results), per_subset]))

@@ -16,6 +16,8 @@ from termx.evaluation.inputs import PairedRecords
 
 TESTS = ("sign", "wilcoxon", "ttest", "mcnemar", "mapsswe", "bootstrap", "permutation")
 ITEM_TESTS = ("mcnemar", "mapsswe")
+# The hypothesis, stated before the data: two-sided, or one-tailed in a named direction (x = A, y = B).
+HYPOTHESES: dict[str, paired.Alternative] = {"two-sided": "two-sided", "A-better": "greater", "B-better": "less"}
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class CompareOptions:
     """Knobs shared by the tests; `exact` None = each test's default (exact sign/McNemar, auto Wilcoxon)."""
 
     alpha: float = 0.05
-    tails: int = 2
+    alternative: str = "two-sided"   # a key of HYPOTHESES; a one-tailed test names its direction beforehand
     ties: Literal["drop", "split"] = "drop"
     zero_method: Literal["wilcox", "pratt"] = "wilcox"
     exact: bool | None = None
@@ -46,8 +48,8 @@ def parse_tests(spec: str) -> list[str]:
 def _check(options: CompareOptions) -> None:
     if not 0 < options.alpha < 1:
         raise EvaluationError(f"alpha must lie in (0, 1) (got {options.alpha})")
-    if options.tails not in (1, 2):
-        raise EvaluationError(f"tails must be 1 or 2 (got {options.tails})")
+    if options.alternative not in HYPOTHESES:
+        raise EvaluationError(f"unknown alternative {options.alternative!r}", f"use {', '.join(HYPOTHESES)}")
 
 
 def _goodness_metric(data: PairedRecords) -> tuple[NDArray[np.float64], NDArray[np.float64],
@@ -133,6 +135,13 @@ def _ab_keys(details: dict[str, Any]) -> dict[str, Any]:
             for k, v in details.items()}
 
 
+def _tested(row: dict[str, Any]) -> str:
+    """How the test was run: two-tailed, or one-tailed with the direction hypothesised beforehand."""
+    if row["alternative"] == "two-sided":
+        return "2-tailed"
+    return f"1-tailed, hypothesis {row['alternative'].replace('-better', ' better')}"
+
+
 def _summary(row: dict[str, Any]) -> str:
     if row["p_value"] is None:
         return f"{row['test']}: undefined ({row['note']})"
@@ -145,13 +154,18 @@ def _summary(row: dict[str, Any]) -> str:
     elif row["ties"] and row["test"] == "wilcoxon":
         how = "ranked" if row["details"]["zero_method"] == "pratt" else "dropped"
         ties = f", {row['ties']} zero difference(s) {how}"
-    return (f"{row['test']}: p = {row['p_value']:.4g} {cmp} {row['alpha']:g} ({row['tails']}-tailed, "
+    return (f"{row['test']}: p = {row['p_value']:.4g} {cmp} {row['alpha']:g} ({_tested(row)}, "
             f"N = {row['n']}{ties}): {verdict}")
+
+
+def _tails(options: CompareOptions) -> int:
+    return 2 if options.alternative == "two-sided" else 1
 
 
 def _undefined(test: str, options: CompareOptions, why: str) -> dict[str, Any]:
     return {"test": test, "method": None, "statistic": None, "statistic_name": None, "p_value": None,
-            "alpha": options.alpha, "tails": options.tails, "n": 0, "ties": 0, "ties_rule": options.ties,
+            "alpha": options.alpha, "tails": _tails(options), "alternative": options.alternative,
+            "n": 0, "ties": 0, "ties_rule": options.ties,
             "significant": None, "decision": "undefined", "better": None, "favours": None, "difference": None,
             "difference_name": None, "effect": None, "effect_name": None, "note": why, "details": {},
             "summary": f"{test}: undefined ({why})"}
@@ -171,14 +185,13 @@ def compare(data: PairedRecords, tests: Sequence[str], options: CompareOptions |
         if test in ITEM_TESTS and data.a_outcomes is None and len(tests) > 1:
             rows.append(_undefined(test, options, "needs per-item `outcomes` in both inputs"))
             continue
-        res, diff, diff_name = _run(test, data, options, "two-sided")
-        if options.tails == 1:
-            res, diff, diff_name = _run(test, data, options, "less" if res.favours == "y" else "greater")
+        res, diff, diff_name = _run(test, data, options, HYPOTHESES[options.alternative])
         significant = None if res.p_value is None else res.p_value <= options.alpha
         effect, effect_name = _effect(res)
         row = {"test": test, "method": res.method, "statistic": res.statistic,
                "statistic_name": res.statistic_name, "p_value": res.p_value, "alpha": options.alpha,
-               "tails": options.tails, "n": res.n, "ties": res.ties, "ties_rule": options.ties,
+               "tails": _tails(options), "alternative": options.alternative,
+               "n": res.n, "ties": res.ties, "ties_rule": options.ties,
                "significant": significant,
                "decision": "undefined" if significant is None else "reject H0" if significant else "keep H0",
                "better": side[res.favours] if significant else None, "favours": side[res.favours],

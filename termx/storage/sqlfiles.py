@@ -166,10 +166,31 @@ def function_file(name: str) -> Path:
     return sql_dir() / "functions" / f"{name}.sql"
 
 
+def regex_bracket(rx: str) -> str:
+    """The characters Python's one-character class `rx` (`\\w`, `\\s`) matches, as PostgreSQL bracket contents."""
+    every = "".join(map(chr, range(0x110000)))
+    parts = []
+    for m in re.finditer(rx + "+", every):
+        a, b = m.start(), m.end() - 1
+        parts.append(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}")
+    return "".join(parts)
+
+
+# Markers every function file may use: Python's \w and \s, so SQL tokenizes words as termx.index.units does.
+STANDARD_MARKERS = {"W": r"\w", "S": r"\s"}
+
+
 def apply_function_file(connection: Any, name: str, replacements: Mapping[str, str] | None = None) -> None:
-    """Run sql/functions/<name>.sql as is on a migration's connection (`op.get_bind()`), with `@KEY@` markers
-    replaced; straight to psycopg, so the text reaches the server without bind-parameter or % processing."""
+    """Run sql/functions/<name>.sql as is on a migration's connection (`op.get_bind()`).
+
+    `@KEY@` markers are replaced by `replacements`, then `@W@`/`@S@` by the bracket contents of Python's \\w/\\s
+    (STANDARD_MARKERS). The text goes straight to psycopg, so it reaches the server without bind-parameter or %
+    processing, and may hold several statements.
+    """
     text = function_file(name).read_text(encoding="utf-8")
     for key, value in (replacements or {}).items():
         text = text.replace(f"@{key}@", value)
+    for key, rx in STANDARD_MARKERS.items():
+        if f"@{key}@" in text:
+            text = text.replace(f"@{key}@", regex_bracket(rx))
     connection.connection.driver_connection.execute(text)

@@ -1,0 +1,181 @@
+"""Choose the `branching` scorer's parameters on development documents only, and print them.
+
+The documents are split with `termx.evaluation.splits.train_devtest_test` (seeded, by document). Every
+document's text is indexed de-spaced (the method is unsupervised: text without labels is fair to index); the
+*spacing* of the devtest documents is the only label this script reads, and the test documents are never
+segmented or scored here. The published figures (bench/bench_segment.py) are computed on the test split only.
+
+- reuters: documents ordered by newid; test = the first 1,634 (the published evaluation set, as before);
+  devtest = `--dev-docs` documents drawn with `--seed` from the other 17,409.
+- pku: SIGHAN 2005 PKU gold lines, 10 per pseudo-document; devtest = `--dev-fraction` of the pseudo-documents
+  drawn with `--seed`, test = the rest.
+- ja: UD Japanese GSD dev sentences, 10 per pseudo-document, split as pku.
+
+The search: for each (theta0, kappa) the self-trained model is built once; (weight, theta) only change the
+final Viterbi scores, so they are searched on the trained model. The winner is the highest pooled boundary F1
+(word F1 for pku/ja, the bakeoff's measure) on devtest; ties go to the earlier grid point.
+
+Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from termx.evaluation.metrics import PRF, segmentation_prf
+from termx.evaluation.splits import train_devtest_test
+from termx.experiments.whitespace import Condition, SpacedDocument, spaced_documents
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.store import drop_corpus
+from termx.wordbreak import Scorer, Segmenter
+
+GRIDS: dict[str, dict[str, list[float]]] = {
+    "reuters": {"theta0": [16.0, 24.0, 32.0, 48.0], "kappa": [10.0],
+                "weight": [0.5, 1.0, 2.0], "theta": [-4.0, -2.0, 0.0, 2.0, 4.0, 8.0]},
+    "pku": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0],
+            "weight": [0.5, 1.0, 2.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
+    "ja": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0],
+           "weight": [0.5, 1.0, 2.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
+}
+PER_DOC = 10
+REUTERS_TEST = 1634
+DATA = Path(os.environ.get("TERMX_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def reuters_documents() -> list[Document]:
+    """Reuters-21578 by newid (the order bench_segment.py uses)."""
+    rows = [json.loads(line) for line in (DATA / "en" / "reuters21578.jsonl").open(encoding="utf-8")]
+    rows.sort(key=lambda r: r["newid"])
+    return [Document(str(r["id"]), r["text"]) for r in rows]
+
+
+def sighan_gold_lines() -> list[str]:
+    text = (DATA / "zh" / "sighan2005-pku" / "pku_test_gold.utf8").read_text(encoding="utf-8")
+    return [line for line in text.split("\n") if line.split()]
+
+
+def ud_japanese_lines() -> list[str]:
+    """Gold tokens of each UD Japanese GSD dev sentence, space-joined."""
+    out, words = [], []
+    for line in (DATA / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu").read_text(encoding="utf-8").split("\n"):
+        if not line.strip():
+            if words:
+                out.append(" ".join(words))
+            words = []
+        elif not line.startswith("#"):
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                words.append(cols[1].replace(" ", ""))
+    return out + ([" ".join(words)] if words else [])
+
+
+def documents(data: str, seed: int, dev_docs: int, dev_fraction: float
+              ) -> tuple[list[SpacedDocument], list[int], list[int], Unit, Condition]:
+    """All spaced documents in index order, the devtest and test document numbers, the unit and condition."""
+    if data == "reuters":
+        spaced = spaced_documents(reuters_documents(), Condition.alnum)
+        test = list(range(REUTERS_TEST))
+        context = list(range(REUTERS_TEST, len(spaced)))
+        fraction = dev_docs / len(context)
+        dev = sorted(train_devtest_test(context, (1 - fraction, fraction, 0.0), seed).devtest)
+        return spaced, dev, test, Unit.byte, Condition.alnum
+    lines = sighan_gold_lines() if data == "pku" else ud_japanese_lines()
+    spaced = spaced_documents([Document(f"l{n}", line) for n, line in enumerate(lines)], Condition.raw, PER_DOC)
+    split = train_devtest_test(list(range(len(spaced))), (1 - dev_fraction, dev_fraction, 0.0), seed)
+    return spaced, sorted(split.devtest), sorted(split.train), Unit.char, Condition.raw
+
+
+def segment(segmenter: Segmenter, index: LoadedIndex, docs: Sequence[SpacedDocument],
+            doc_nos: Sequence[int]) -> list[list[list[str]]]:
+    """Predicted words per line of corpus documents `doc_nos` (their text is in the index: class-tree path)."""
+    spans = []
+    for d, doc in zip(doc_nos, docs, strict=True):
+        start = int(index.doc_start[d])
+        for words in doc.lines:
+            text = "".join(words)
+            size = len(text.encode("utf-8")) if index.unit is Unit.byte else len(text)
+            spans.append((start, start + size))
+            start += size
+    found = iter(zip(spans, segmenter.corpus_spans(spans), strict=True))
+    out = []
+    for doc in docs:
+        lines = []
+        for _ in doc.lines:
+            (start, stop), cuts = next(found)
+            edges = [0, *cuts.tolist(), stop - start]
+            lines.append([index.decode(index.tokens[start + a:start + b]) for a, b in zip(edges, edges[1:],
+                                                                                          strict=False)])
+        out.append(lines)
+    return out
+
+
+def pooled(docs: Sequence[SpacedDocument], predicted: Sequence[Sequence[Sequence[str]]]) -> dict[str, PRF]:
+    b, w = PRF(0, 0, 0), PRF(0, 0, 0)
+    for doc, lines in zip(docs, predicted, strict=True):
+        for gold, pred in zip(doc.lines, lines, strict=True):
+            s = segmentation_prf(gold, pred)
+            b, w = b + s["boundary"], w + s["word"]
+    return {"boundary": b, "word": w}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", choices=sorted(GRIDS), default="reuters")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dev-docs", type=int, default=300, help="reuters: devtest documents")
+    parser.add_argument("--dev-fraction", type=float, default=0.25, help="pku/ja: devtest share of pseudo-docs")
+    parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    from termx.storage.db import get_engine
+
+    if not DATA.is_dir():
+        sys.exit(f"no data folder at {DATA} (set TERMX_DATA)")
+    engine = get_engine(args.db)
+    spaced, dev, test, unit, _ = documents(args.data, args.seed, args.dev_docs, args.dev_fraction)
+    assert not set(dev) & set(test)
+    corpus = f"tune_seg_{args.data}_{args.seed}"
+    index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=True)
+    try:
+        index = load_index(engine, corpus)
+        dev_docs = [spaced[k] for k in dev]
+        measure = "boundary" if args.data == "reuters" else "word"
+        grid = GRIDS[args.data]
+        rows: list[dict[str, Any]] = []
+        for theta0, kappa in itertools.product(grid["theta0"], grid["kappa"]):
+            t0 = time.perf_counter()
+            seg = Segmenter(index, Scorer.branching, options={"theta0": theta0, "kappa": kappa})
+            train_s = time.perf_counter() - t0
+            assert seg.model is not None
+            trained = seg.model.params
+            for weight, theta in itertools.product(grid["weight"], grid["theta"]):
+                seg.model.params = dataclasses.replace(trained, weight=weight, theta=theta)
+                scores = pooled(dev_docs, segment(seg, index, dev_docs, dev))
+                rows.append({"theta0": theta0, "kappa": kappa, "weight": weight, "theta": theta,
+                             "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
+                             "train_s": round(train_s, 1)})
+            best_here = max(r[f"{measure}_f1"] for r in rows if r["theta0"] == theta0 and r["kappa"] == kappa)
+            print(f"theta0={theta0:g} kappa={kappa:g}: best devtest {measure} F1 {best_here:.4f} "
+                  f"(trained in {train_s:.1f} s)", flush=True)
+        best = max(rows, key=lambda r: r[f"{measure}_f1"])  # max keeps the first of equal scores
+        chosen = {k: best[k] for k in ("theta0", "kappa", "weight", "theta")}
+        print(json.dumps({"data": args.data, "seed": args.seed, "devtest_documents": len(dev),
+                          "test_documents_never_scored_here": len(test), "measure": f"{measure}_f1",
+                          "devtest_f1": best[f"{measure}_f1"], "chosen": chosen}, indent=2))
+    finally:
+        drop_corpus(engine, corpus)
+
+
+if __name__ == "__main__":
+    main()
