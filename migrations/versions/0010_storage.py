@@ -1,14 +1,17 @@
 """Builds beside live corpora: a corpus row may be nameless (a build being staged, or a retired version being
-purged), TBL models trained for a corpus go with it, and every class partition has an (i, j) index again.
+purged), TBL models trained for a corpus go with it, every class partition has an (i, j) index again, and
+sql/functions/lookup.sql is re-applied (termx.stats(corpus, text[]) gives a row of NULLs for a NULL element).
 
 Revision ID: 0010_storage
-Revises: 0008_segment_tbl, 0003_tbl
+Revises: 0008_segment_tbl, 0003_tbl, 0004_lookup
 """
 
 from alembic import op
 
+from termx.storage.sqlfiles import apply_function_file
+
 revision = "0010_storage"
-down_revision = ("0008_segment_tbl", "0003_tbl")  # needs tbl_model (the lead re-chains linearly)
+down_revision = ("0008_segment_tbl", "0003_tbl", "0004_lookup")  # tbl_model, lookup.sql (lead re-chains)
 branch_labels = None
 depends_on = None
 
@@ -36,6 +39,7 @@ def upgrade() -> None:
     END
     $do$;
     """)
+    apply_function_file(op.get_bind(), "lookup")
 
 
 def downgrade() -> None:
@@ -61,3 +65,4 @@ def downgrade() -> None:
     DROP INDEX termx.tbl_model_corpus_idx;
     ALTER TABLE termx.tbl_model DROP COLUMN corpus_id;
     """)
+    # lookup.sql can only be re-applied as it is (sql/functions/README.md); its functions stay for 0004_lookup
