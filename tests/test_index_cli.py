@@ -185,3 +185,36 @@ def test_drop_and_replace_do_not_wait_for_a_reader(engine, monkeypatch: pytest.M
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM termx.corpus WHERE name IS NULL")).scalar() == 0
         assert conn.execute(sa.text("SELECT to_regclass(:t)"), {"t": f"termx.class_{int(shard)}"}).scalar() is None
+
+
+def test_drop_removes_and_names_what_was_built_for_the_corpus(db_env: str, engine,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from termx.storage.loaded import load_index
+    from termx.tbl.segmentation import train_segmentation_corrector
+    from termx.tbl.store import save_model
+
+    monkeypatch.setenv("TERMX_HOME", str(tmp_path / "home"))
+    name = _name()
+    index_documents(engine, name, [Document("a", "some text some text")])
+    corpus_id = get_corpus(engine, name).id
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO termx.term_list (name, corpus_id) VALUES (:n, :c)"),
+                     {"n": f"list-{name}", "c": corpus_id})
+        conn.execute(sa.text("INSERT INTO termx.seg_run (corpus_id) VALUES (:c)"), {"c": corpus_id})
+    save_model(engine, f"model-{name}", train_segmentation_corrector(["a b"], ["ab"]), corpus_id=corpus_id)
+    load_index(engine, name)
+    assert any((tmp_path / "home" / "cache").iterdir())
+    replaced = _run("index", str(_docs(tmp_path)), "--corpus", name, "--replace")
+    assert replaced.exit_code == 0, replaced.stderr
+    assert f"replaced {name}: deleted its 1 term list, 1 white space run, 1 TBL model" in replaced.stderr
+    assert not any((tmp_path / "home" / "cache").iterdir())
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO termx.term_list (name, corpus_id) VALUES (:n, :c)"),
+                     {"n": f"list-{name}", "c": get_corpus(engine, name).id})
+    dropped = _run("drop", name)
+    assert dropped.exit_code == 0 and dropped.stderr == f"dropped {name} and its 1 term list\n"
+    with engine.connect() as conn:
+        left = conn.execute(sa.text("SELECT (SELECT count(*) FROM termx.term_list WHERE name = :l)"
+                                    " + (SELECT count(*) FROM termx.tbl_model WHERE name = :m)"),
+                            {"l": f"list-{name}", "m": f"model-{name}"}).scalar()
+    assert left == 0

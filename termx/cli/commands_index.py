@@ -50,6 +50,7 @@ def index(
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.index.indexer import index_paths
     from termx.storage.db import get_engine
+    from termx.storage.store import describe_deleted
 
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
@@ -58,6 +59,9 @@ def index(
         emit(to_json(summary.as_dict()))
     elif not quiet:
         typer.echo(_summary_rows(summary.as_dict()), err=True)
+    deleted = describe_deleted(summary.deleted)
+    if deleted and not quiet:
+        typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)
 
 
 @app.command()
@@ -75,11 +79,11 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
          quiet: QuietOption = False) -> None:
     """Delete a corpus and everything built for it."""
     from termx.storage.db import get_engine
-    from termx.storage.store import drop_corpus
+    from termx.storage.store import describe_deleted, drop_corpus
 
-    drop_corpus(get_engine(db), name)
+    deleted = describe_deleted(drop_corpus(get_engine(db), name))
     if not quiet:
-        typer.echo(f"dropped {name}", err=True)
+        typer.echo(f"dropped {name}" + (f" and its {deleted}" if deleted else ""), err=True)
 
 
 @db_app.command("upgrade")

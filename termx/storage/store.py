@@ -149,8 +149,9 @@ def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[i
     return old
 
 
-def drop_corpus(engine: Engine, name: str) -> None:
-    """Delete a corpus and everything built for it (documents, classes, term lists, runs, models, cache).
+def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
+    """Delete a corpus and everything built for it (documents, classes, term lists, runs, models, cache);
+    returns how many term lists, white space runs and TBL models went with it.
 
     The name goes at once in a short transaction; readers that started earlier finish on the old data, and
     its tables are purged after them (or by the next command, if they take long).
@@ -163,8 +164,31 @@ def drop_corpus(engine: Engine, name: str) -> None:
             old = _named(conn, name)
             if old is None:
                 raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+            deleted = _dependents(conn, old)
             conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
         txn.purge(conn, url, old)
+    return deleted
+
+
+def dependents(engine: Engine, name: str) -> dict[str, int]:
+    """What dropping or replacing corpus `name` deletes besides its index (all zero if there is no such corpus)."""
+    with txn.connection(engine) as conn:
+        old = _named(conn, name)
+        return _dependents(conn, old) if old is not None else dict.fromkeys(DEPENDENTS, 0)
+
+
+DEPENDENTS = {"term lists": "termx.term_list", "white space runs": "termx.seg_run", "TBL models": "termx.tbl_model"}
+
+
+def _dependents(conn: psycopg.Connection, corpus_id: int) -> dict[str, int]:
+    return {what: int(conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE corpus_id = %s")
+                                   .format(sql.Identifier(*table.split("."))), (corpus_id,)).fetchone()[0])  # type: ignore[index]
+            for what, table in DEPENDENTS.items()}
+
+
+def describe_deleted(deleted: dict[str, int]) -> str:
+    """'2 term lists, 1 white space runs' for the counts that are not zero ('' if none)."""
+    return ", ".join(f"{n} {what if n > 1 else what[:-1]}" for what, n in deleted.items() if n)
 
 
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
