@@ -41,6 +41,7 @@ import numba as nb
 import numpy as np
 import psycopg
 import pydivsufsort
+from _data import data_dir
 from psycopg import sql
 
 from termx.errors import CorpusNotFound
@@ -53,7 +54,7 @@ from termx.index.units import WORD_RE, TokenArray, Unit, _id_dtype, token_string
 from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import class_rows
 
-DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "en"))
+DATA = data_dir() / "en"
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -20,9 +20,9 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import psycopg
+from _data import data_dir
 
 from termx.errors import CorpusNotFound
 from termx.index.indexer import index_documents
@@ -33,7 +33,7 @@ from termx.storage.db import get_engine
 from termx.storage.loaded import load_index
 from termx.storage.store import get_corpus
 
-DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "en"))
+DATA = data_dir() / "en"
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 

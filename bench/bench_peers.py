@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tune_segment import DATA, REUTERS_TEST, documents
+from _data import data_dir
+from tune_segment import REUTERS_TEST, documents
 
 from termx.cli.output import render
 from termx.evaluation.metrics import PRF, segmentation_prf
@@ -100,7 +101,7 @@ def run_part(part: str, seed: int) -> list[dict[str, Any]]:
 
             jieba.setLogLevel(60)
             rows.append(score("jieba (dictionary, default mode)", docs, lambda t: list(jieba.cut(t))))
-        train_words = (DATA / "zh" / "sighan2005-pku" / "pku_training_words.utf8").read_text(encoding="utf-8")
+        train_words = (data_dir() / "zh" / "sighan2005-pku" / "pku_training_words.utf8").read_text(encoding="utf-8")
         rows.append(score("maximum matching (PKU training words)", docs,
                           max_match_segmenter({w.strip() for w in train_words.split("\n") if w.strip()})))
     if installed("sentencepiece"):

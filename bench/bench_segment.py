@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
+from _data import pku_gold_lines, reuters_documents, ud_japanese_lines
 
 from termx.cli.output import render
 from termx.evaluation import compare, pair_records, read_records
@@ -37,7 +38,6 @@ from termx.storage.loaded import load_index
 from termx.storage.store import drop_corpus, list_corpora
 from termx.wordbreak import Scorer, Segmenter
 
-DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
@@ -45,10 +45,6 @@ ZH_TUNED = {"theta0": 0.0, "theta": -12.0, "weight": 1.0}  # best word F1 on the
 SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
 
 
-def reuters_documents() -> list[Document]:
-    rows = [json.loads(line) for line in (DATA / "en" / "reuters21578.jsonl").open(encoding="utf-8")]
-    rows.sort(key=lambda r: r["newid"])
-    return [Document(str(r["id"]), r["text"]) for r in rows]
 
 
 def table(report: WhitespaceReport, docs: slice | None = None) -> list[dict[str, Any]]:
@@ -135,25 +131,7 @@ def speed(engine: sa.Engine, out: dict[str, Any], report: WhitespaceReport) -> N
                     "stages_1m": small.seconds}
 
 
-def sighan_lines(path: Path) -> list[str]:
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.split()]
 
-
-def conllu_lines(path: Path) -> list[str]:
-    """Gold tokens of each sentence, space-joined (multi-word token ranges are skipped)."""
-    out, words = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            if words:
-                out.append(" ".join(words))
-            words = []
-        elif not line.startswith("#"):
-            cols = line.split("\t")
-            if cols[0].isdigit():
-                words.append(cols[1].replace(" ", ""))
-    if words:
-        out.append(" ".join(words))
-    return out
 
 
 def asian(engine: sa.Engine, out: dict[str, Any], key: str, lines: list[str], held_out: bool) -> None:
@@ -196,9 +174,9 @@ def main() -> None:
         if "reuters" in only:
             reuters(engine, out)
         if "pku" in only:
-            asian(engine, out, "pku", sighan_lines(DATA / "zh" / "sighan2005-pku" / "pku_test_gold.utf8"), True)
+            asian(engine, out, "pku", pku_gold_lines(), True)
         if "ja" in only:
-            asian(engine, out, "ja_gsd_dev", conllu_lines(DATA / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu"),
+            asian(engine, out, "ja_gsd_dev", ud_japanese_lines(),
                   False)
     finally:
         for c in list_corpora(engine):

@@ -20,11 +20,12 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from _data import data_dir
 
 from termx.tbl import DEFAULT_TEMPLATES, apply, learn
 from termx.tbl.segmentation import BOUNDARY, TAG_NAMES, encode_lines
 
-DATA = Path("/work/shared/data/en/reuters21578.jsonl")
+DATA = data_dir() / "en" / "reuters21578.jsonl"
 
 
 def load_lines(path: Path, n_chars: int) -> list[str]:

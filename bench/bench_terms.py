@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from _data import data_dir
 
 from termx.errors import CorpusNotFound
 from termx.evaluation.paired import mcnemar, sign_test
@@ -54,7 +55,7 @@ from termx.storage.db import get_engine
 from termx.storage.store import get_corpus
 from termx.terms import Ranking, ensure_candidates, extract_terms
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = data_dir()
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 WORDS = Path("/usr/share/dict/words")
 ONE_RATE = "poisson-1"   # the poisson ranking with a one-rate null, for comparison (computed in this script)

@@ -20,13 +20,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _data import data_dir
+
 from termx.cli.output import render
 from termx.experiments.whitespace import TblSettings, run_whitespace
 from termx.index.ingest import Document
 from termx.storage.store import drop_corpus, list_corpora
 from termx.wordbreak import Scorer
 
-DATA = Path(os.environ.get("TERMX_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA = data_dir()
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634

@@ -24,12 +24,12 @@ import argparse
 import dataclasses
 import itertools
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
+
+from _data import data_dir, pku_gold_lines, reuters_documents, ud_japanese_lines
 
 from termx.evaluation.metrics import PRF, segmentation_prf
 from termx.evaluation.splits import train_devtest_test
@@ -51,34 +51,9 @@ GRIDS: dict[str, dict[str, list[float]]] = {
 }
 PER_DOC = 10
 REUTERS_TEST = 1634
-DATA = Path(os.environ.get("TERMX_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
-def reuters_documents() -> list[Document]:
-    """Reuters-21578 by newid (the order bench_segment.py uses)."""
-    rows = [json.loads(line) for line in (DATA / "en" / "reuters21578.jsonl").open(encoding="utf-8")]
-    rows.sort(key=lambda r: r["newid"])
-    return [Document(str(r["id"]), r["text"]) for r in rows]
 
-
-def sighan_gold_lines() -> list[str]:
-    text = (DATA / "zh" / "sighan2005-pku" / "pku_test_gold.utf8").read_text(encoding="utf-8")
-    return [line for line in text.split("\n") if line.split()]
-
-
-def ud_japanese_lines() -> list[str]:
-    """Gold tokens of each UD Japanese GSD dev sentence, space-joined."""
-    out, words = [], []
-    for line in (DATA / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu").read_text(encoding="utf-8").split("\n"):
-        if not line.strip():
-            if words:
-                out.append(" ".join(words))
-            words = []
-        elif not line.startswith("#"):
-            cols = line.split("\t")
-            if cols[0].isdigit():
-                words.append(cols[1].replace(" ", ""))
-    return out + ([" ".join(words)] if words else [])
 
 
 def documents(data: str, seed: int, dev_docs: int, dev_fraction: float
@@ -91,7 +66,7 @@ def documents(data: str, seed: int, dev_docs: int, dev_fraction: float
         fraction = dev_docs / len(context)
         dev = sorted(train_devtest_test(context, (1 - fraction, fraction, 0.0), seed).devtest)
         return spaced, dev, test, Unit.byte, Condition.alnum
-    lines = sighan_gold_lines() if data == "pku" else ud_japanese_lines()
+    lines = pku_gold_lines() if data == "pku" else ud_japanese_lines()
     spaced = spaced_documents([Document(f"l{n}", line) for n, line in enumerate(lines)], Condition.raw, PER_DOC)
     split = train_devtest_test(list(range(len(spaced))), (1 - dev_fraction, dev_fraction, 0.0), seed)
     return spaced, sorted(split.devtest), sorted(split.train), Unit.char, Condition.raw
@@ -140,8 +115,8 @@ def main() -> None:
     args = parser.parse_args()
     from termx.storage.db import get_engine
 
-    if not DATA.is_dir():
-        sys.exit(f"no data folder at {DATA} (set TERMX_DATA)")
+    if not data_dir().is_dir():
+        sys.exit(f"no data folder at {data_dir()} (set TERMX_DATA)")
     engine = get_engine(args.db)
     spaced, dev, test, unit, _ = documents(args.data, args.seed, args.dev_docs, args.dev_fraction)
     assert not set(dev) & set(test)

@@ -11,8 +11,9 @@
 --   e = n * p0,  G2 = 2 * [x ln(x / e) + (n - x) ln((n - x) / (n - e))]   (0 ln 0 = 0)
 --   Large and positive: far more repeats than chance, backed by many documents; negative: fewer.
 --
--- termx.candidate holds one candidate per left-maximal class: its longest member that holds nothing
--- breaking and begins and ends like a term (docs/terms.md); `termx terms` builds it on first use of a corpus.
+-- termx.term_candidates (sql/functions/terms.sql) keeps the corpus's candidates, one per left-maximal class
+-- (its longest member that holds nothing breaking and begins and ends like a term, docs/terms.md), that occur in
+-- at least min_df documents and are min_len to max_len tokens long; `termx terms` builds them on first use.
 -- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
 -- :corpus   corpus name
 -- :min_df   smallest df_1, the documents a term must occur in (default 3)
@@ -22,12 +23,8 @@
 WITH scored AS (
     SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i,
            CAST(t.df[2] AS float8) AS x, CAST(t.df[1] AS float8) AS n, t.df[1] * t.p0 AS e
-    FROM termx.corpus c
-    JOIN termx.shard s ON s.corpus_id = c.id
-    JOIN termx.candidate t ON t.shard_id = s.id
-    WHERE c.name = CAST(:corpus AS text)
-      AND t.df[1] >= CAST(:min_df AS integer)
-      AND t.len BETWEEN CAST(:min_len AS integer) AND CAST(:max_len AS integer)
+    FROM termx.term_candidates(CAST(:corpus AS text), CAST(:min_df AS integer),
+                               CAST(:min_len AS integer), CAST(:max_len AS integer)) t
 ), ranked AS (
     SELECT term, freq, df, len, shard_id, i,
            sign(x - e) * 2 * (CASE WHEN x > 0 THEN x * ln(x / e) ELSE 0 END

@@ -1,12 +1,14 @@
 -- terms_ridf: term candidates ranked by residual IDF (Church & Gale).
 --
--- score = log2(D / df_1) + log2(1 - exp(-freq / D))        (D = documents in the corpus)
+-- score = termx.ridf(df_1, freq, D) = log2(D / df_1) + log2(1 - exp(-freq / D))    (D = documents in the corpus;
+--         sql/functions/measures.sql, the RIDF that termx stats reports)
 --   = observed IDF - the IDF a Poisson with the same freq predicts: spread at rate freq / D per document,
 --   freq occurrences would reach D (1 - exp(-freq / D)) documents. Bursty strings gather in fewer documents
 --   than that, so their RIDF is high; random fragments stay near 0.
 --
--- termx.candidate holds one candidate per left-maximal class: its longest member that holds nothing
--- breaking and begins and ends like a term (docs/terms.md); `termx terms` builds it on first use of a corpus.
+-- termx.term_candidates (sql/functions/terms.sql) keeps the corpus's candidates, one per left-maximal class
+-- (its longest member that holds nothing breaking and begins and ends like a term, docs/terms.md), that occur in
+-- at least min_df documents and are min_len to max_len tokens long; `termx terms` builds them on first use.
 -- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
 -- :corpus   corpus name
 -- :min_df   smallest df_1, the documents a term must occur in (default 3)
@@ -15,13 +17,9 @@
 -- :top      rows to return (default 100)
 WITH ranked AS (
     SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i,
-           (ln(CAST(c.documents AS float8) / t.df[1]) + ln(1 - exp(-CAST(t.freq AS float8) / c.documents))) / ln(2.0) AS score
-    FROM termx.corpus c
-    JOIN termx.shard s ON s.corpus_id = c.id
-    JOIN termx.candidate t ON t.shard_id = s.id
-    WHERE c.name = CAST(:corpus AS text)
-      AND t.df[1] >= CAST(:min_df AS integer)
-      AND t.len BETWEEN CAST(:min_len AS integer) AND CAST(:max_len AS integer)
+           termx.ridf(t.df[1], t.freq, t.documents) AS score
+    FROM termx.term_candidates(CAST(:corpus AS text), CAST(:min_df AS integer),
+                               CAST(:min_len AS integer), CAST(:max_len AS integer)) t
     ORDER BY score DESC, t.freq DESC, t.term, t.shard_id, t.i
     LIMIT CAST(:top AS integer)
 )

@@ -10,7 +10,8 @@
 --
 -- termx.candidate_reference holds each candidate's counts in the reference corpus; `termx terms --reference`
 -- computes them on first use of a (corpus, reference) pair (two binary searches per candidate in the
--- reference's suffix array). termx.candidate holds one candidate per left-maximal class (docs/terms.md).
+-- reference's suffix array). termx.term_candidates (sql/functions/terms.sql) keeps the corpus's candidates,
+-- one per left-maximal class (docs/terms.md), in at least min_df documents and min_len to max_len tokens long.
 -- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
 -- :corpus     corpus name
 -- :reference  reference corpus name (same unit)
@@ -20,16 +21,12 @@
 -- :top        rows to return (default 100)
 WITH ranked AS (
     SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i, r.ref_freq, r.ref_df,
-           ln((CAST(t.freq AS float8) / c.tokens) / ((r.ref_freq + 1.0) / ref.tokens)) * ln(t.freq) AS score
-    FROM termx.corpus c
+           ln((CAST(t.freq AS float8) / t.tokens) / ((r.ref_freq + 1.0) / ref.tokens)) * ln(t.freq) AS score
+    FROM termx.term_candidates(CAST(:corpus AS text), CAST(:min_df AS integer),
+                               CAST(:min_len AS integer), CAST(:max_len AS integer)) t
     JOIN termx.corpus ref ON ref.name = CAST(:reference AS text)
-    JOIN termx.shard s ON s.corpus_id = c.id
-    JOIN termx.candidate t ON t.shard_id = s.id
     JOIN termx.candidate_reference r
       ON r.shard_id = t.shard_id AND r.ref_corpus_id = ref.id AND r.i = t.i AND r.j = t.j
-    WHERE c.name = CAST(:corpus AS text)
-      AND t.df[1] >= CAST(:min_df AS integer)
-      AND t.len BETWEEN CAST(:min_len AS integer) AND CAST(:max_len AS integer)
     ORDER BY score DESC, t.freq DESC, t.term, t.shard_id, t.i
     LIMIT CAST(:top AS integer)
 )

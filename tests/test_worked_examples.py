@@ -1,4 +1,4 @@
-"""The worked examples of DESIGN.md, checked on the in-memory build and by brute force."""
+"""The worked examples of docs/design.md, checked on the in-memory build and by brute force."""
 
 from __future__ import annotations
 

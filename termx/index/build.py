@@ -1,4 +1,4 @@
-"""The index pipeline in memory: documents → tokens → SA, LCP → classes → df_k (DESIGN.md, "The pipeline")."""
+"""The index pipeline in memory: documents → tokens → SA, LCP → classes → df_k (docs/design.md, "The pipeline")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Suffix array and LCP of a token array, with LCP clipped at document ends (DESIGN.md, "Document ends")."""
+"""Suffix array and LCP of a token array, with LCP clipped at document ends (docs/design.md, "Document ends")."""
 
 from __future__ import annotations
 

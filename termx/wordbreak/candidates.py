@@ -1,7 +1,7 @@
 """Candidate words and their statistics: for every (position, length) of a text, the class that holds the substring.
 
 Two paths give the same answer (tested): text inside the corpus reads its candidates straight off the class
-tree (the classes on the path from a suffix's leaf to the root hold all its prefixes, DESIGN.md "Word
+tree (the classes on the path from a suffix's leaf to the root hold all its prefixes, docs/design.md "Word
 breaking"); new text narrows a suffix-array interval one token at a time and looks the interval up among the
 classes. A candidate is a class index c >= 0 (a substring occurring at least twice), TRIVIAL (it occurs once:
 freq 1, df_1 = 1) or ABSENT (not in the corpus, or running past the end of the text or document).

@@ -1,0 +1,50 @@
+"""Where the bench scripts find the real data: $TERMX_DATA, else ../shared/data next to the repository.
+
+The data is never copied into the repository and no script names a machine's absolute path; a script that takes
+`--data` defaults it from here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from termx.index.ingest import Document
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    """The shared data folder (the one holding en/, ja/, zh/ and PROVENANCE.md)."""
+    return Path(os.environ.get("TERMX_DATA") or REPOSITORY.parent / "shared" / "data")
+
+
+def reuters_documents() -> list[Document]:
+    """Reuters-21578 stories ordered by newid (the order every word-breaking figure uses)."""
+    with (data_dir() / "en" / "reuters21578.jsonl").open(encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    rows.sort(key=lambda r: r["newid"])
+    return [Document(str(r["id"]), r["text"]) for r in rows]
+
+
+def pku_gold_lines() -> list[str]:
+    """The SIGHAN 2005 PKU test text as segmented by the providers (words separated by spaces), non-empty lines."""
+    text = (data_dir() / "zh" / "sighan2005-pku" / "pku_test_gold.utf8").read_text(encoding="utf-8")
+    return [line for line in text.split("\n") if line.split()]
+
+
+def ud_japanese_lines() -> list[str]:
+    """Gold tokens of each UD Japanese GSD dev sentence, space-joined (multi-word token ranges skipped)."""
+    out, words = [], []
+    text = (data_dir() / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu").read_text(encoding="utf-8")
+    for line in text.split("\n"):
+        if not line.strip():
+            if words:
+                out.append(" ".join(words))
+            words = []
+        elif not line.startswith("#"):
+            cols = line.split("\t")
+            if cols[0].isdigit():
+                words.append(cols[1].replace(" ", ""))
+    return out + ([" ".join(words)] if words else [])
