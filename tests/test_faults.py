@@ -193,14 +193,18 @@ def test_worker_killed_mid_copy(engine: Engine, database_url: str, home: Path, t
     store.drop_corpus(engine, name)
 
 
-def test_readers_during_replace_and_drop(engine: Engine) -> None:
+def test_readers_during_replace_and_drop(engine: Engine, database_url: str, home: Path, tmp_path: Path) -> None:
     """A reader loop on corpus A never waits on B's replace or drop (max look-up ≤ 1 s); readers of B see the old
-    or the new version whole, then 'no corpus' — never a mix."""
+    or the new version whole, then 'no corpus' — never a mix. The writer is another process, as in real use
+    (in this one it would also hold the GIL against the reader threads)."""
     a, b = _name(), _name()
     index_documents(engine, a, [Document(f"a{k}", _text(k, 200)) for k in range(5)])
     index_documents(engine, b, [Document(f"b{k}", _text(100 + k, 400)) for k in range(4)])
     old_b = _sql_stats(engine, b, "alpha beta")
-    new_docs = [Document(f"n{k}", _text(200 + k, 2000)) for k in range(150)]
+    new_dir = tmp_path / "new"
+    new_dir.mkdir()
+    for k in range(150):
+        (new_dir / f"n{k:03}.txt").write_text(_text(200 + k, 2000), encoding="utf-8")
     stop = threading.Event()
     waits: list[float] = []
     seen_b: list[Any] = []
@@ -225,10 +229,11 @@ def test_readers_during_replace_and_drop(engine: Engine) -> None:
         r.start()
     try:
         time.sleep(0.3)
-        index_documents(engine, b, new_docs, replace=True)
+        replaced = _termx(database_url, home, "index", str(new_dir), "--corpus", b, "--replace", "--quiet")
+        assert replaced.returncode == 0, replaced.stderr
         new_b = _sql_stats(engine, b, "alpha beta")
         time.sleep(0.3)
-        store.drop_corpus(engine, b)
+        assert _termx(database_url, home, "drop", b, "--quiet").returncode == 0
         time.sleep(0.3)
     finally:
         stop.set()

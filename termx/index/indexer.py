@@ -38,10 +38,23 @@ class IndexSummary:
         return dict(self.__dict__)
 
 
+def check_corpus_name(name: str) -> None:
+    """A corpus name is 1 to 200 printable characters: no control, format (bidi) or separator characters other
+    than the space, since names are shown on terminals and passed around in shells and URLs."""
+    if not name or len(name) > 200:
+        raise InputError("a corpus name must have 1 to 200 characters")
+    bad = next((c for c in name if not c.isprintable()), None)
+    if bad is not None:
+        shown = bad.encode("unicode_escape").decode("ascii")
+        raise InputError(f"a corpus name must be printable: {name!r} holds {shown}",
+                         "use letters, digits, spaces and punctuation")
+
+
 def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
                 replace: bool = False, progress: Progress | None = None) -> IndexSummary:
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`)."""
+    check_corpus_name(name)
     if not replace and any(c.name == name for c in list_corpora(engine)):
         raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
     timings = Timings()
@@ -56,8 +69,7 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
                     timings: Timings | None = None, report: ReadReport | None = None,
                     params: dict[str, Any] | None = None) -> IndexSummary:
     """Index documents already in memory (the demo and the experiments use this directly)."""
-    if not name or len(name) > 200:
-        raise InputError("a corpus name must have 1 to 200 characters")
+    check_corpus_name(name)
     if max_k < 1:
         raise InputError("--max-k must be at least 1")
     timings = timings if timings is not None else Timings()
