@@ -16,6 +16,7 @@ import numpy as np
 
 from termx.errors import InputError, PatternError
 from termx.index.units import Unit, split_words
+from termx.nulls import poisson_adaptation
 from termx.storage.copyrows import REP_MAX_BYTES
 from termx.storage.loaded import LoadedIndex
 
@@ -49,12 +50,10 @@ def adaptation(df: Sequence[int]) -> float | None:
     return df[1] / df[0] if len(df) >= 2 and df[0] > 0 else None
 
 
-def poisson_adaptation(freq: int, documents: int) -> float | None:
-    """Pr(k >= 2 | k >= 1) under a Poisson with rate λ = freq / D per document: 1 − λe^−λ / (1 − e^−λ)."""
-    if freq <= 0 or documents <= 0:
-        return None
-    lam = freq / documents
-    return 1.0 - lam * math.exp(-lam) / (1.0 - math.exp(-lam))
+def one_rate_null(freq: int, documents: int) -> float | None:
+    """The adaptation a Poisson null predicts when the string falls into every document at the rate
+    λ = freq / D (`termx.nulls.poisson_adaptation`); None when it does not occur or there are no documents."""
+    return poisson_adaptation(freq / documents) if freq > 0 and documents > 0 else None
 
 
 def ridf(df1: int, freq: int, documents: int) -> float | None:
@@ -131,7 +130,7 @@ def stats(index: LoadedIndex, patterns: Sequence[str]) -> list[dict[str, Any]]:
     for pattern in patterns:
         m = find_class(index, pattern)
         row: dict[str, Any] = {"pattern": pattern, "freq": m.freq, "df": m.df, "adaptation": adaptation(m.df),
-                               "poisson_adaptation": poisson_adaptation(m.freq, documents),
+                               "poisson_adaptation": one_rate_null(m.freq, documents),
                                "ridf": ridf(m.df[0], m.freq, documents), "i": m.i, "j": m.j, "lbl": m.lbl,
                                "sil": m.sil, "shortest": None, "longest": None}
         if m.found:
@@ -169,7 +168,7 @@ def concordance(index: LoadedIndex, pattern: str, left: int = 10, right: int = 4
     or words); byte contexts are trimmed to whole characters, word contexts are tokens joined by single spaces.
     """
     if left < 0 or right < 0 or (limit is not None and limit < 0):
-        raise InputError("context sizes and --limit must be 0 or more")
+        raise InputError("context sizes and `limit` must be 0 or more", params=("limit",))
     m = find_class(index, pattern)
     if not m.found:
         return []

@@ -20,6 +20,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.suffix import clipped_lcp
 from termx.index.units import Unit
+from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex, load_index
 from termx.storage.store import CorpusInfo
 from termx.wordbreak import (
@@ -36,7 +37,6 @@ from termx.wordbreak import (
     viterbi,
 )
 from termx.wordbreak.entropy import DIGIT, HAN, HIRAGANA, KATAKANA, LETTER, PUNCT, branching, mean_entropy, text_classes
-from termx.wordbreak.scoring import poisson_adaptation
 
 runner = CliRunner()
 
@@ -276,7 +276,7 @@ def test_scorer_formulas() -> None:
     assert score_table(index, Scorer.adaptation, 0.0).cls[c] == pytest.approx(math.log(a))
     assert score_table(index, Scorer.poisson, 0.5).cls[c] == pytest.approx(math.log(a / null) - 0.5)
     assert score_table(index, Scorer.freq, 0.0).single == pytest.approx(math.log(1 / n))
-    assert poisson_adaptation(np.array([f]), index.doc_len)[0] == pytest.approx(null)
+    assert length_aware_poisson_adaptation(np.array([f]), index.doc_len)[0] == pytest.approx(null)
 
 
 # --- round trip --------------------------------------------------------------------------------------------------

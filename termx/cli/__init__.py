@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from typing import Any
 
@@ -79,14 +80,35 @@ def _database_error(exc: Exception) -> str | None:
 
 
 def _one_line(exc: Exception) -> str:
-    """A library error as is; a database error as what happened; anything else as its type and first line, with
-    a pointer to --debug."""
+    """A library error with its parameters as flags; a database error as what happened; anything else as its
+    type and first line, with a pointer to --debug."""
     if isinstance(exc, TermxError):
-        return str(exc)
+        return _as_flags(str(exc), exc.params)
     database = _database_error(exc)
     if database is not None:
         return database
     return f"unexpected {type(exc).__name__}: {_first_line(exc)} (rerun with --debug for the traceback)"
+
+
+_FLAGS = {"on_invalid": "--invalid", "mode": "--input", "params": "--param", "url": "--db"}
+"""Library parameters whose flag is not their name with dashes."""
+
+
+def _as_flags(text: str, params: tuple[str, ...]) -> str:
+    """Render the library's `name` / `name=value` mentions of the parameters `params` as the flags that set them:
+    `max_len` → --max-len, `rank=poisson` → --rank poisson, `replace=True` → --replace, `tbl.min_score` →
+    --tbl-min-score."""
+    if not params:
+        return text
+
+    def flag(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        if name not in params:
+            return m.group(0)
+        option = _FLAGS.get(name) or "--" + name.replace("_", "-").replace(".", "-")
+        return option if value is None or value == "True" else f"{option} {value}"
+
+    return re.sub(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:=([^`]*))?`", flag, text)
 
 
 app = typer.Typer(
@@ -114,6 +136,7 @@ def _root(debug: bool = typer.Option(False, "--debug", help="Show full traceback
 def _register() -> None:
     """Import the command modules; each adds its commands to `app`."""
     from termx.cli import (
+        commands_db,  # noqa: F401
         commands_evaluation,  # noqa: F401
         commands_index,  # noqa: F401
         commands_lookup,  # noqa: F401

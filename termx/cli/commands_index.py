@@ -1,4 +1,4 @@
-"""Commands that build and manage indexes: index, corpora, drop, db, demo."""
+"""Commands that build and manage indexes: index, corpora, drop, demo."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import DATABASE_PANEL, INDEX_PANEL, app
+from termx.cli import INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
 from termx.index.build import DEFAULT_MAX_K
 from termx.index.ingest import InputMode, OnInvalid
 from termx.index.units import Unit
-
-db_app = typer.Typer(help="Inspect or upgrade the database schema (Alembic).", no_args_is_help=True)
-app.add_typer(db_app, name="db", rich_help_panel=DATABASE_PANEL)
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -98,24 +95,6 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
     deleted = describe_deleted(drop_corpus(get_engine(db), name))
     if not quiet:
         typer.echo(f"dropped {name}" + (f" and its {deleted}" if deleted else ""), err=True)
-
-
-@db_app.command("upgrade")
-def db_upgrade(db: DbOption = None) -> None:
-    """Migrate the schema to the newest revision (also done automatically on first use)."""
-    from termx.storage.db import current, get_engine
-
-    emit(" ".join(sorted(current(get_engine(db)))))
-
-
-@db_app.command("current")
-def db_current(db: DbOption = None) -> None:
-    """Print the schema revision(s) the database is at."""
-    import sqlalchemy as sa
-
-    from termx.storage.db import current, resolve_url
-
-    emit(" ".join(sorted(current(sa.create_engine(resolve_url(db))))) or "(empty)")
 
 
 @app.command(rich_help_panel=INDEX_PANEL)

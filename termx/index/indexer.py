@@ -9,12 +9,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusExists, InputError
+from termx.errors import InputError
 from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.storage.store import dependents, get_corpus, list_corpora, save_corpus
+from termx.storage.store import dependents, get_corpus, require_new_corpus, save_corpus
 
 
 @dataclass
@@ -55,8 +55,7 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
                 replace: bool = False, progress: Progress | None = None) -> IndexSummary:
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`)."""
     check_corpus_name(name)
-    if not replace and any(c.name == name for c in list_corpora(engine)):
-        raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+    require_new_corpus(engine, name, replace)
     timings = Timings()
     with timings.stage("read", progress or Silent()):
         docs, report = read_documents(paths, mode, on_invalid)
@@ -71,7 +70,7 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     """Index documents already in memory (the demo and the experiments use this directly)."""
     check_corpus_name(name)
     if max_k < 1:
-        raise InputError("--max-k must be at least 1")
+        raise InputError("`max_k` must be at least 1", params=("max_k",))
     timings = timings if timings is not None else Timings()
     report = report or ReadReport()
     deleted = dependents(engine, name) if replace else {}

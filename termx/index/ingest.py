@@ -96,7 +96,7 @@ def _decode(data: bytes, source: str, on_invalid: OnInvalid, report: ReadReport)
     except UnicodeDecodeError as exc:
         if on_invalid is OnInvalid.reject:
             raise InputError(f"{source} is not valid UTF-8 at byte offset {exc.start}",
-                             "fix the file or pass --invalid replace") from None
+                             "fix the file or pass `on_invalid=replace`", ("on_invalid",)) from None
         text = data.decode("utf-8", errors="replace")
         report.replaced_bytes += text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
         return text
@@ -127,7 +127,7 @@ def _split(text: str, name: str, source: str, mode: InputMode, report: ReadRepor
 
 
 def _json_document(line: str, where: str, default_name: str) -> Document:
-    obj = parse_json_line(line, where, "--input jsonl expects one object per line")
+    obj = parse_json_line(line, where, "JSON lines input holds one object per line")
     if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
         raise InputError(f'{where}: expected an object with a string "text" field')
     if "\0" in obj["text"]:

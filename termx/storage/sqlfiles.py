@@ -158,12 +158,11 @@ def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any]) -> 
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
-def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None,
-            read_only: bool = True) -> list[dict[str, Any]]:
+def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
 
-    `read_only` (what `termx sql` uses) allows only a query kind of statement and runs it in a READ ONLY
-    transaction that is rolled back; being a single prepared statement, it cannot end that transaction.
+    Only a query kind of statement is allowed, run in a READ ONLY transaction that is rolled back; being a single
+    prepared statement, it cannot end that transaction, so an analyst query cannot change data.
     """
     query = load_sql(name_or_path)
     given = dict(params or {})
@@ -175,16 +174,13 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     missing = [p for p, v in values.items() if v is None]
     if missing:
         raise InputError(f"query {query.name} needs {', '.join(missing)}",
-                         " ".join(f"--param {p}=..." for p in missing))
-    if read_only:
-        _check_read_only(query)
+                         " ".join(f"`params={p}=...`" for p in missing), ("params",))
+    _check_read_only(query)
     try:
         with engine.connect() as conn, conn.begin() as transaction:
-            if read_only:
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
             rows = _execute(conn, query.statement, values)
-            if read_only:
-                transaction.rollback()
+            transaction.rollback()
     except psycopg.OperationalError:
         raise  # the connection is gone: the CLI reports it as such, not as a fault of the query
     except psycopg.Error as exc:
