@@ -7,13 +7,20 @@
 -- :corpus  corpus name
 -- :prefix  text the longest member starts with
 -- :limit   rows to return (default 100)
+-- Each shard's classes are read from its own partition of termx.class only: the LATERAL subquery (kept apart
+-- from the join by OFFSET 0) gets the shard id as a parameter, and PostgreSQL prunes the other partitions.
 SELECT k.rep AS longest, k.freq, k.df, termx.adaptation(k.df) AS adaptation, k.i, k.j, k.lbl, k.sil
 FROM termx.corpus c
 JOIN termx.shard s ON s.corpus_id = c.id
-JOIN termx.class k ON k.shard_id = s.id
+CROSS JOIN LATERAL (
+    SELECT k.* FROM termx.class k
+    WHERE k.shard_id = s.id
+      AND k.rep >= CAST(:prefix AS text) COLLATE "C"
+      AND k.rep < (CAST(:prefix AS text) || chr(1114111)) COLLATE "C"   -- the index range of the prefix
+      AND starts_with(k.rep, CAST(:prefix AS text))
+    ORDER BY k.rep, k.sil
+    LIMIT CAST(:limit AS integer) OFFSET 0
+) k
 WHERE c.name = CAST(:corpus AS text)
-  AND k.rep >= CAST(:prefix AS text) COLLATE "C"
-  AND k.rep < (CAST(:prefix AS text) || chr(1114111)) COLLATE "C"   -- the index range of the prefix
-  AND starts_with(k.rep, CAST(:prefix AS text))
 ORDER BY k.rep, k.sil
 LIMIT CAST(:limit AS integer);

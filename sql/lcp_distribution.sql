@@ -10,11 +10,11 @@
 -- :corpus  corpus name
 WITH corpus AS (
     SELECT c.id, c.tokens FROM termx.corpus c WHERE c.name = CAST(:corpus AS text)
-), cls AS (
+), cls AS (  -- one partition per shard (the shard id is a parameter the planner prunes on)
     SELECT k.lbl, k.sil, k.freq
     FROM corpus c
     JOIN termx.shard s ON s.corpus_id = c.id
-    JOIN termx.class k ON k.shard_id = s.id
+    CROSS JOIN LATERAL (SELECT k.lbl, k.sil, k.freq FROM termx.class k WHERE k.shard_id = s.id OFFSET 0) k
 ), by_sil AS (
     SELECT sil AS h, sum(freq - 1) AS ends, count(*) AS classes FROM cls GROUP BY sil
 ), by_lbl AS (

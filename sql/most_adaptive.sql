@@ -15,9 +15,13 @@ SELECT k.rep AS longest, k.freq, k.df,
        k.lbl, k.sil
 FROM termx.corpus c
 JOIN termx.shard s ON s.corpus_id = c.id
-JOIN termx.class k ON k.shard_id = s.id
+CROSS JOIN LATERAL (  -- one partition per shard (the shard id is a parameter the planner prunes on)
+    SELECT k.* FROM termx.class k
+    WHERE k.shard_id = s.id
+      AND k.df[1] >= CAST(:min_df AS integer)
+      AND k.sil >= CAST(:min_len AS integer)
+    OFFSET 0
+) k
 WHERE c.name = CAST(:corpus AS text)
-  AND k.df[1] >= CAST(:min_df AS integer)
-  AND k.sil >= CAST(:min_len AS integer)
 ORDER BY adaptation DESC NULLS LAST, k.df[1] DESC, k.rep, k.sil
 LIMIT CAST(:limit AS integer);

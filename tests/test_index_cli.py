@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from termx.cli import app
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
-from termx.storage import store
+from termx.storage import store, txn
 from termx.storage.db import get_engine
 from termx.storage.store import get_corpus, list_corpora
 
@@ -166,20 +166,58 @@ def get_corpus_docs(url: str, name: str) -> int:
     return get_corpus(get_engine(url), name).documents
 
 
-def test_drop_of_a_corpus_in_use_fails_fast(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    """A reader holding the class partition makes drop/replace fail with a clear error instead of hanging."""
+def test_drop_and_replace_do_not_wait_for_a_reader(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A reader holding the class partition neither blocks drop/replace nor sees a half corpus: the name goes or
+    changes at once, the reader keeps its snapshot, and the old tables are purged once it has finished."""
     name = _name()
     index_documents(engine, name, [Document("a", "some text some text")])
-    monkeypatch.setattr(store, "LOCK_TIMEOUT", "200ms")
-    with engine.connect() as reader:
+    monkeypatch.setattr(txn, "DETACH_TIMEOUT", "200ms")
+    with engine.connect().execution_options(isolation_level="REPEATABLE READ") as reader:
         shard = reader.execute(sa.text("SELECT s.id FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
                                        "WHERE c.name = :n"), {"n": name}).scalar_one()
-        reader.execute(sa.text(f"SELECT count(*) FROM termx.class_{int(shard)}"))  # holds ACCESS SHARE
-        with pytest.raises(store.CorpusInUse):
-            store.drop_corpus(engine, name)
-        with pytest.raises(store.CorpusInUse):
-            index_documents(engine, name, [Document("b", "other")], replace=True)
-    store.drop_corpus(engine, name)
+        before = reader.execute(sa.text(f"SELECT count(*) FROM termx.class_{int(shard)}")).scalar()
+        index_documents(engine, name, [Document("b", "other other")], replace=True)
+        assert get_corpus(engine, name).documents == 1
+        store.drop_corpus(engine, name)
+        assert all(c.name != name for c in list_corpora(engine))
+        assert reader.execute(sa.text(f"SELECT count(*) FROM termx.class_{int(shard)}")).scalar() == before
+    index_documents(engine, _name(), [Document("c", "a later build purges what the reader kept")])
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM termx.corpus WHERE name IS NULL")).scalar() == 0
+        assert conn.execute(sa.text("SELECT to_regclass(:t)"), {"t": f"termx.class_{int(shard)}"}).scalar() is None
+
+
+def test_drop_removes_and_names_what_was_built_for_the_corpus(db_env: str, engine,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from termx.storage.loaded import load_index
+    from termx.tbl.segmentation import train_segmentation_corrector
+    from termx.tbl.store import save_model
+
+    monkeypatch.setenv("TERMX_HOME", str(tmp_path / "home"))
+    name = _name()
+    index_documents(engine, name, [Document("a", "some text some text")])
+    corpus_id = get_corpus(engine, name).id
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO termx.term_list (name, corpus_id) VALUES (:n, :c)"),
+                     {"n": f"list-{name}", "c": corpus_id})
+        conn.execute(sa.text("INSERT INTO termx.seg_run (corpus_id) VALUES (:c)"), {"c": corpus_id})
+    save_model(engine, f"model-{name}", train_segmentation_corrector(["a b"], ["ab"]), corpus_id=corpus_id)
+    load_index(engine, name)
+    assert any((tmp_path / "home" / "cache").iterdir())
+    replaced = _run("index", str(_docs(tmp_path)), "--corpus", name, "--replace")
+    assert replaced.exit_code == 0, replaced.stderr
+    assert f"replaced {name}: deleted its 1 term list, 1 white space run, 1 TBL model" in replaced.stderr
+    assert not any((tmp_path / "home" / "cache").iterdir())
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO termx.term_list (name, corpus_id) VALUES (:n, :c)"),
+                     {"n": f"list-{name}", "c": get_corpus(engine, name).id})
+    dropped = _run("drop", name)
+    assert dropped.exit_code == 0 and dropped.stderr == f"dropped {name} and its 1 term list\n"
+    with engine.connect() as conn:
+        left = conn.execute(sa.text("SELECT (SELECT count(*) FROM termx.term_list WHERE name = :l)"
+                                    " + (SELECT count(*) FROM termx.tbl_model WHERE name = :m)"),
+                            {"l": f"list-{name}", "m": f"model-{name}"}).scalar()
+    assert left == 0
 
 
 def test_summary_formats_go_to_stdout(db_env: str, tmp_path: Path) -> None:

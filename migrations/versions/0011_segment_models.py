@@ -3,13 +3,13 @@ settings) and its arrays in termx.segment_model_array. Both cascade from termx.c
 a corpus removes its models.
 
 Revision ID: 0011_segment_models
-Revises: 0009_terms_candidates
+Revises: 0010_storage
 """
 
 from alembic import op
 
 revision = "0011_segment_models"
-down_revision = "0009_terms_candidates"
+down_revision = "0010_storage"
 branch_labels = None
 depends_on = None
 

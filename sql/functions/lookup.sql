@@ -427,11 +427,15 @@ RETURNS TABLE (pattern text, freq integer, df integer[], adaptation double preci
                poisson_adaptation double precision, ridf double precision, i integer, j integer, lbl integer,
                sil integer, shortest text, longest text)
 LANGUAGE sql STABLE AS $fn$
-    SELECT s.* FROM unnest(patterns) WITH ORDINALITY AS p(pattern_text, n)
-    CROSS JOIN LATERAL termx.stats(corpus, p.pattern_text) s
+    -- LEFT JOIN: a NULL element (termx._find is STRICT) still gets its row, of NULLs, so rows match elements
+    SELECT p.pattern_text, s.freq, s.df, s.adaptation, s.poisson_adaptation, s.ridf, s.i, s.j, s.lbl, s.sil,
+           s.shortest, s.longest
+    FROM unnest(patterns) WITH ORDINALITY AS p(pattern_text, n)
+    LEFT JOIN LATERAL termx.stats(corpus, p.pattern_text) s ON true
     ORDER BY p.n
 $fn$;
-COMMENT ON FUNCTION termx.stats(text, text[]) IS 'termx.stats for several patterns, one row each, in order.';
+COMMENT ON FUNCTION termx.stats(text, text[]) IS
+    'termx.stats for several patterns, one row each, in order (a NULL pattern gives a row of NULLs).';
 
 CREATE OR REPLACE FUNCTION termx.occurrences(corpus text, pattern text, max_rows integer DEFAULT NULL)
 RETURNS TABLE (rank integer, doc_no integer, doc text, doc_offset bigint)

@@ -24,9 +24,11 @@ def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
 
 
 def _flat(summary: dict) -> dict:  # type: ignore[type-arg]
-    """The summary as one flat row (csv, tsv): the seconds of each stage as seconds_<stage>."""
-    row = {k: v for k, v in summary.items() if k != "seconds"}
+    """The summary as one flat row (csv, tsv): the seconds of each stage as seconds_<stage>, what --replace
+    deleted as deleted_<what>."""
+    row = {k: v for k, v in summary.items() if k not in ("seconds", "deleted")}
     row.update({f"seconds_{stage.replace(' ', '_')}": v for stage, v in summary["seconds"].items()})
+    row.update({f"deleted_{what.replace(' ', '_')}": n for what, n in summary.get("deleted", {}).items()})
     return row
 
 
@@ -57,6 +59,7 @@ def index(
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.index.indexer import index_paths
     from termx.storage.db import get_engine
+    from termx.storage.store import describe_deleted
 
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
@@ -74,6 +77,9 @@ def index(
     else:  # jsonl keeps the nested record on one line; csv and tsv need a flat row
         row = summary.as_dict()
         emit(render([row if fmt is Format.jsonl else _flat(row)], fmt))
+    deleted = describe_deleted(summary.deleted)
+    if deleted and not quiet:
+        typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)
 
 
 @app.command(rich_help_panel=INDEX_PANEL)
@@ -91,11 +97,11 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
          quiet: QuietOption = False) -> None:
     """Delete a corpus and everything built for it."""
     from termx.storage.db import get_engine
-    from termx.storage.store import drop_corpus
+    from termx.storage.store import describe_deleted, drop_corpus
 
-    drop_corpus(get_engine(db), name)
+    deleted = describe_deleted(drop_corpus(get_engine(db), name))
     if not quiet:
-        typer.echo(f"dropped {name}", err=True)
+        typer.echo(f"dropped {name}" + (f" and its {deleted}" if deleted else ""), err=True)
 
 
 @app.command(rich_help_panel=INDEX_PANEL)

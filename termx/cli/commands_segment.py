@@ -167,6 +167,7 @@ def whitespace(
     from termx.experiments.whitespace import TblSettings, run_whitespace
     from termx.index.ingest import read_documents
     from termx.storage.db import get_engine
+    from termx.storage.store import describe_deleted
 
     chosen = _scorers(scorers)
     options = _options(param, chosen)
@@ -185,6 +186,9 @@ def whitespace(
                                 condition=condition, lines_per_doc=lines_per_doc, max_len=max_len,
                                 results_dir=results, replace=replace, options=options, progress=progress,
                                 tbl=settings)
+    deleted = describe_deleted(report.deleted)
+    if deleted and not quiet:
+        typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)
     if fmt is Format.json:
         emit(to_json(report.as_dict()))
         return

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from termx.choices import DEFAULT_MAX_K
+from termx.faults import fault_point
 from termx.index import docfreq
 from termx.index.classes import Classes, enumerate_classes, trivial_class_count
 from termx.index.ingest import Document
@@ -43,8 +44,10 @@ def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("tokenize", progress):
+        fault_point("tokenize")
         ta = tokenize([d.text for d in documents], unit)
     with timings.stage("suffix array", progress):
+        fault_point("suffix_array")
         sa = suffix_array(ta.tokens, len(documents))
     stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings)
     return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings)

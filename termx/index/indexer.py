@@ -14,7 +14,7 @@ from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.storage.store import get_corpus, require_new_corpus, save_corpus
+from termx.storage.store import dependents, get_corpus, require_new_corpus, save_corpus
 
 
 @dataclass
@@ -31,6 +31,7 @@ class IndexSummary:
     empty_documents_skipped: int
     replaced_bytes: int
     seconds: dict[str, float]
+    deleted: dict[str, int]  # what --replace removed with the old version: term lists, white space runs, models
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -72,6 +73,7 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
         raise InputError("`max_k` must be at least 1", params=("max_k",))
     timings = timings if timings is not None else Timings()
     report = report or ReadReport()
+    deleted = dependents(engine, name) if replace else {}
     t0 = time.perf_counter()
     shard = build_shard(docs, unit, max_k, progress, timings)
     params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP,
@@ -80,4 +82,4 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     info = get_corpus(engine, name)
     return IndexSummary(name, unit.value, max_k, info.tokens, info.documents, info.classes,
                         shard.trivial_classes, report.empty_documents, report.replaced_bytes,
-                        {k: round(v, 3) for k, v in timings.items()})
+                        {k: round(v, 3) for k, v in timings.items()}, deleted)

@@ -26,6 +26,7 @@ from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
 from termx.storage.loaded import LoadedIndex, load_index
 from termx.storage.paths import home
+from termx.storage.txn import transaction
 
 INT8_OID = 20
 FIRST = 8  # smallest hashes per sketch kept as bigint[] too, for the GIN probe of termx.related
@@ -70,43 +71,37 @@ def build_sketches(engine: Engine, corpus: str, k: int = DEFAULT_K, threshold: i
 
 def _store(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches, seconds: float,
            advance: Any) -> None:
-    raw = engine.raw_connection()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
-            _drop_stale(conn, index.shard_id)
-            part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
-            hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64), params.seed)
-            conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
-                         " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                         (index.shard_id, params.k, params.threshold, params.seed, len(sk), hashes.tolist(),
-                          seconds))
-            ci = np.asarray(index.cls_i)[sk.cls]
-            cj = np.asarray(index.cls_j)[sk.cls]
-            sil = np.asarray(index.cls_sil)[sk.cls]
-            df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
-            conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
-                                 " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
-            with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, first, hashes) FROM STDIN"
-                                            " (FORMAT BINARY)").format(part)) as copy:
-                copy.write(COPY_HEADER)
-                for r0 in range(0, len(sk), ROWS_PER_CHUNK):
-                    r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
-                    size = (2 + 6 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
-                    buf = np.empty(size, dtype=np.uint8)
-                    n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, sil, df1, sk.offsets, sk.hashes, buf)
-                    copy.write(buf[:n].tobytes())
-                    advance(r1 - r0)
-                copy.write(COPY_TRAILER)
-            # indexes after the load (several times faster than maintaining them row by row), then attach
-            conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
-            conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
-            conn.execute(sql.SQL("CREATE INDEX ON {} USING gin (first)").format(part))
-            conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
-                         .format(part, sql.Literal(int(index.shard_id))))
-        raw.commit()
-    finally:
-        raw.close()
+    with transaction(engine, f"corpus {index.corpus.name!r}") as conn:
+        _drop_stale(conn, index.shard_id)
+        part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
+        hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64), params.seed)
+        conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
+                     " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                     (index.shard_id, params.k, params.threshold, params.seed, len(sk), hashes.tolist(),
+                      seconds))
+        ci = np.asarray(index.cls_i)[sk.cls]
+        cj = np.asarray(index.cls_j)[sk.cls]
+        sil = np.asarray(index.cls_sil)[sk.cls]
+        df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
+        conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
+                             " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
+        with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, first, hashes) FROM STDIN"
+                                        " (FORMAT BINARY)").format(part)) as copy:
+            copy.write(COPY_HEADER)
+            for r0 in range(0, len(sk), ROWS_PER_CHUNK):
+                r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
+                size = (2 + 6 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
+                buf = np.empty(size, dtype=np.uint8)
+                n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, sil, df1, sk.offsets, sk.hashes, buf)
+                copy.write(buf[:n].tobytes())
+                advance(r1 - r0)
+            copy.write(COPY_TRAILER)
+        # indexes after the load (several times faster than maintaining them row by row), then attach
+        conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+        conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
+        conn.execute(sql.SQL("CREATE INDEX ON {} USING gin (first)").format(part))
+        conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
+                     .format(part, sql.Literal(int(index.shard_id))))
 
 
 def _drop_stale(conn: psycopg.Connection, shard_id: int) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -12,10 +10,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import DatabaseUnavailable
+from termx.storage import txn
 from termx.storage.paths import resource
 
 if TYPE_CHECKING:
-    import psycopg
+    pass
 
 SCHEMA = "termx"
 
@@ -43,6 +42,8 @@ def get_engine(url: str | None = None) -> Engine:
     """A connected, migrated engine; raises DatabaseUnavailable with a one-line reason if the server is down."""
     engine = connect_or_explain(resolve_url(url))
     upgrade(engine)
+    with txn.connection(engine) as conn:  # what crashed or interrupted writers left behind
+        txn.collect_garbage(conn, engine.url.render_as_string(hide_password=True))
     return engine
 
 
@@ -70,12 +71,23 @@ def _alembic_config(engine: Engine):  # type: ignore[no-untyped-def]
 
 
 def upgrade(engine: Engine, revision: str = "heads") -> None:
-    """Bring the schema to `revision` (all heads by default) with Alembic; a no-op when it is current."""
+    """Bring the schema to `revision` (all heads by default) with Alembic; a no-op when it is current.
+
+    Runs under an advisory lock, so two first-time commands do not race the migration: the second waits, then
+    finds the schema current.
+    """
     from alembic import command
 
     if revision == "heads" and current(engine) == heads(engine):
         return
-    command.upgrade(_alembic_config(engine), revision)
+    with engine.connect() as conn:
+        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": txn.LOCK_MIGRATE})
+        try:
+            if revision != "heads" or current(engine) != heads(engine):
+                command.upgrade(_alembic_config(engine), revision)
+        finally:
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": txn.LOCK_MIGRATE})
+            conn.commit()
 
 
 def downgrade(engine: Engine, revision: str = "base") -> None:
@@ -98,17 +110,3 @@ def current(engine: Engine) -> set[str]:
 
     with engine.connect() as conn:
         return set(MigrationContext.configure(conn, opts={"version_table_schema": SCHEMA}).get_current_heads())
-
-
-@contextmanager
-def driver_transaction(engine: Engine) -> Iterator[psycopg.Connection]:
-    """A psycopg connection of the engine's pool inside one transaction (for COPY and advisory locks), committed
-    when the block ends, rolled back when it raises; returning from the block early commits what it did."""
-    raw = engine.raw_connection()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
-            yield conn
-        raw.commit()
-    finally:
-        raw.close()

@@ -3,13 +3,13 @@
 `load_index` reads the stored arrays (tokens, suffix array, document starts), reruns the deterministic
 stages after the suffix array (LCP, classes, df_k — several times faster than copying millions of class
 rows out of the database), and keeps them as .npy files under $TERMX_HOME/cache keyed by database, corpus id
-and build time, so a rebuilt corpus never meets a stale cache. Look-ups, term extraction and word
+and build time, so a rebuilt corpus never meets a stale cache; the cache has a size cap (oldest builds
+evicted first) and a dropped or replaced corpus's folder goes with it. Look-ups, term extraction and word
 breaking all stand on this object.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -25,9 +25,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import PatternError
+from termx.faults import fault_point
 from termx.index.build import class_statistics
 from termx.index.units import Unit, encode_pattern
-from termx.storage.paths import home
+from termx.storage.paths import cache_folder, home, write_owner
 from termx.storage.store import CorpusInfo, get_corpus, load_array
 
 _ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls_lbl", "cls_sil", "cls_df",
@@ -138,20 +139,28 @@ def _interval(tokens, sa, ids):  # type: ignore[no-untyped-def]
 
 _memo: dict[tuple[str, str], LoadedIndex] = {}
 
+CACHE_MAX_GB = 20.0  # default cap of $TERMX_HOME/cache (TERMX_CACHE_MAX_GB overrides); the oldest builds go first
+
 
 def load_index(engine: Engine, name: str) -> LoadedIndex:
-    """The index of corpus `name`, from the process memo, the local cache, or PostgreSQL (in that order)."""
-    info = get_corpus(engine, name)
-    key = (engine.url.render_as_string(hide_password=True), name)
-    hit = _memo.get(key)
-    if hit is not None and hit.corpus.id == info.id and hit.corpus.created_at == info.created_at:
-        return hit
-    with engine.connect() as conn:
+    """The index of corpus `name`, from the process memo, the local cache, or PostgreSQL (in that order).
+
+    Everything is read in one REPEATABLE READ snapshot, so a concurrent replace or drop of the corpus shows
+    this reader the old version whole (its purge waits for, or works around, this snapshot), never a mix.
+    """
+    url = engine.url.render_as_string(hide_password=True)
+    with engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:
+        info = get_corpus(conn, name)
+        key = (url, name)
+        hit = _memo.get(key)
+        if hit is not None and hit.corpus.id == info.id and hit.corpus.created_at == info.created_at:
+            return hit
         shard_id = conn.execute(sa.text("SELECT id FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no"),
                                 {"c": info.id}).scalar_one()
-    folder = cache_dir(key[0], info)
-    if not (folder / "meta.json").exists():
-        _fill_cache(engine, info, shard_id, folder)
+        folder = cache_folder(url, info.id, info.created_at)
+        if not (folder / "meta.json").exists():
+            _fill_cache(conn, url, info, shard_id, folder)
+            evict(keep=folder)
     meta, arrays = read_cache(folder, _ARRAYS)
     index = LoadedIndex(corpus=info, shard_id=shard_id, unit=Unit(info.unit), doc_names=meta["doc_names"],
                         vocab=meta["vocab"], **arrays)
@@ -159,41 +168,19 @@ def load_index(engine: Engine, name: str) -> LoadedIndex:
     return index
 
 
-def cache_dir(url: str, info: CorpusInfo, what: str = "") -> Path:
-    """The cache folder of one build of a corpus (and of `what` derived from it, e.g. a trained model)."""
-    tag = hashlib.sha256(f"{url}|{info.id}|{info.created_at}|{what}".encode()).hexdigest()[:16]
-    return home() / "cache" / f"{info.id}-{tag}"
+_FILLING = ".fill-"  # prefix of a cache folder being written: .fill-<pid>-<random>
 
 
-def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """meta.json and the named arrays (memory-mapped) of a cache folder."""
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    return meta, {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in names}
-
-
-def write_cache(folder: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-    """Write a cache folder atomically (a temporary folder renamed into place; a concurrent writer's wins)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent))
-    for a, arr in arrays.items():
-        np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
-    (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-    try:
-        os.rename(tmp, folder)
-    except OSError:  # another process filled it first
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -> None:
+def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shard_id: int, folder: Path) -> None:
     """Read everything from PostgreSQL, derive LCP and the class key index, write the cache atomically."""
-    tokens = load_array(engine, shard_id, "tokens")
-    suffixes = load_array(engine, shard_id, "sa")
-    doc_start = load_array(engine, shard_id, "doc_start")
-    with engine.connect() as conn:
-        docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c ORDER BY doc_no"),
-                            {"c": info.id}).all()
-        vocab = [r[0] for r in conn.execute(sa.text(
-            "SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id"), {"c": info.id})]
+    tokens = load_array(conn, shard_id, "tokens")
+    suffixes = load_array(conn, shard_id, "sa")
+    doc_start = load_array(conn, shard_id, "doc_start")
+    fault_point("fill_cache")
+    docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c ORDER BY doc_no"),
+                        {"c": info.id}).all()
+    vocab = [r[0] for r in conn.execute(sa.text(
+        "SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id"), {"c": info.id})]
     doc_len = np.array([r[1] for r in docs], dtype=np.int64)
     stats = class_statistics(tokens, suffixes, doc_start, doc_len, info.max_k)
     c = stats.classes
@@ -202,4 +189,69 @@ def _fill_cache(engine: Engine, info: CorpusInfo, shard_id: int, folder: Path) -
     arrays = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start, "doc_len": doc_len, "lcp": stats.lcp,
               "cls_i": c.i, "cls_j": c.j, "cls_lbl": c.lbl, "cls_sil": c.sil, "cls_df": stats.df,
               "cls_keys": keys[order], "cls_order": order}
-    write_cache(folder, arrays, {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None})
+    write_cache(folder, arrays, {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None},
+                url, info)
+
+
+def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """meta.json and the named arrays (memory-mapped) of a cache folder; touches it (recency for eviction)."""
+    os.utime(folder / "meta.json")
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    return meta, {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in names}
+
+
+def write_cache(folder: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], url: str, info: CorpusInfo) -> None:
+    """Write a cache folder of one corpus build atomically (a `.fill-` folder renamed into place; a concurrent
+    writer's wins), with its owner recorded so a sweep can tell when the build is gone."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{_FILLING}{os.getpid()}-", dir=folder.parent))
+    for a, arr in arrays.items():
+        np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
+    write_owner(tmp, url, info.id, info.created_at)
+    (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    try:
+        os.rename(tmp, folder)
+    except OSError:  # another process filled it first
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def cache_limit() -> int:
+    """The cache's size cap in bytes (TERMX_CACHE_MAX_GB, default CACHE_MAX_GB)."""
+    return int(float(os.environ.get("TERMX_CACHE_MAX_GB") or CACHE_MAX_GB) * (1 << 30))
+
+
+def evict(keep: Path | None = None) -> list[Path]:
+    """Keep $TERMX_HOME/cache under its cap: remove the least recently used builds (never `keep`), and folders
+    left half-written by processes that died. Open memory maps of a removed build stay valid. Returns removals."""
+    root = home() / "cache"
+    removed = []
+    entries = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        if folder.name.startswith(_FILLING):
+            if not _alive(folder.name):
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+        elif (folder / "meta.json").exists():
+            size = sum(f.stat().st_size for f in folder.iterdir())
+            entries.append(((folder / "meta.json").stat().st_mtime, size, folder))
+    total = sum(e[1] for e in entries)
+    for _, size, folder in sorted(entries, key=lambda e: e[0]):
+        if total <= cache_limit():
+            break
+        if folder != keep:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+            total -= size
+    return removed
+
+
+def _alive(filling: str) -> bool:
+    """Whether the process that is writing a `.fill-<pid>-…` folder still runs."""
+    pid = int(filling.removeprefix(_FILLING).split("-", 1)[0])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.storage.loaded import cache_dir, read_cache, write_cache
+from termx.storage.copyrows import copy_binary
+from termx.storage.loaded import read_cache, write_cache
+from termx.storage.paths import cache_folder
 from termx.storage.store import CorpusInfo, array_chunks, join_chunks
+from termx.storage.txn import transaction
 
 
 @dataclass
@@ -28,7 +30,8 @@ class StoredModel:
 
 
 def _folder(engine: Engine, info: CorpusInfo, scorer: str, key: str):  # type: ignore[no-untyped-def]
-    return cache_dir(engine.url.render_as_string(hide_password=True), info, f"model|{scorer}|{key}")
+    return cache_folder(engine.url.render_as_string(hide_password=True), info.id, info.created_at,
+                        f"model|{scorer}|{key}")
 
 
 def find_model(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> StoredModel | None:
@@ -54,34 +57,26 @@ def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: di
                arrays: dict[str, np.ndarray], nodes: int, seconds: float) -> bool:
     """Store a trained model in one transaction; False when it was not stored because another process stored
     the same model first or the corpus was rebuilt or dropped meanwhile."""
-    raw = engine.raw_connection()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.transaction():
-            found = conn.execute("SELECT 1 FROM termx.corpus WHERE id = %s FOR SHARE", (info.id,)).fetchone()
-            row = None if found is None else conn.execute(
-                "INSERT INTO termx.segment_model (corpus_id, scorer, key, meta, nodes, bytes, seconds)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
-                (info.id, scorer, key, json.dumps(meta), nodes, sum(a.nbytes for a in arrays.values()),
-                 seconds)).fetchone()
-            if row is None:
-                return False
-            with conn.cursor().copy("COPY termx.segment_model_array (model_id, name, dtype, length, chunk, data)"
-                                    " FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types(["int4", "text", "text", "int8", "int4", "bytea"])
-                for name, arr in arrays.items():
-                    for chunk in array_chunks(arr):
-                        copy.write_row((row[0], name, *chunk))
-        raw.commit()
-    finally:
-        raw.close()
+    with transaction(engine, f"corpus {info.name!r}") as conn:
+        found = conn.execute("SELECT 1 FROM termx.corpus WHERE id = %s FOR SHARE", (info.id,)).fetchone()
+        row = None if found is None else conn.execute(
+            "INSERT INTO termx.segment_model (corpus_id, scorer, key, meta, nodes, bytes, seconds)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
+            (info.id, scorer, key, json.dumps(meta), nodes, sum(a.nbytes for a in arrays.values()),
+             seconds)).fetchone()
+        if row is None:
+            return False
+        copy_binary(conn, "termx.segment_model_array", ("model_id", "name", "dtype", "length", "chunk", "data"),
+                    ("int4", "text", "text", "int8", "int4", "bytea"),
+                    ((row[0], name, *chunk) for name, arr in arrays.items() for chunk in array_chunks(arr)))
     return True
 
 
 def cache_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
                 arrays: dict[str, np.ndarray]) -> None:
     """Put a model's arrays in the disk cache, with any derived arrays that make loading it faster."""
-    write_cache(_folder(engine, info, scorer, key), arrays, {**meta, "arrays": sorted(arrays)})
+    write_cache(_folder(engine, info, scorer, key), arrays, {**meta, "arrays": sorted(arrays)},
+                engine.url.render_as_string(hide_password=True), info)
 
 
 def list_models(engine: Engine, info: CorpusInfo) -> list[dict[str, Any]]:

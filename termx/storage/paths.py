@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
 from pathlib import Path
 
 
@@ -18,3 +21,36 @@ def resource(name: str) -> Path:
     package = Path(__file__).resolve().parent.parent
     installed = package / f"_{name}"
     return installed if installed.is_dir() else package.parent / name
+
+
+def cache_folder(url: str, corpus_id: int, created_at: str, what: str = "") -> Path:
+    """The local cache of one corpus build (and of `what` derived from it, e.g. a trained model): keyed by
+    database, corpus id and build time, so a rebuilt corpus never meets a stale cache."""
+    key = f"{url}|{corpus_id}|{created_at}" + (f"|{what}" if what else "")
+    tag = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return home() / "cache" / f"{corpus_id}-{tag}"
+
+
+OWNER_FILE = "owner.json"  # in each cache folder: the database, corpus id and build time it was filled from
+
+
+def write_owner(folder: Path, url: str, corpus_id: int, created_at: str) -> None:
+    """Record whose cache `folder` is, so a later sweep can tell a stale one."""
+    (folder / OWNER_FILE).write_text(json.dumps({"url": url, "id": corpus_id, "created_at": created_at}),
+                                     encoding="utf-8")
+
+
+def sweep_cache(url: str, live: set[tuple[int, str]]) -> list[Path]:
+    """Remove the cache folders of database `url` whose (corpus id, build time) is not in `live` (a reader with
+    an old snapshot may fill one after its corpus was replaced or dropped). Returns what it removed."""
+    root = home() / "cache"
+    removed = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        try:
+            owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if owner.get("url") == url and (owner.get("id"), owner.get("created_at")) not in live:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed

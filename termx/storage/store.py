@@ -1,11 +1,14 @@
-"""Store a built shard in PostgreSQL in one transaction (COPY for bulk data) and read corpora back.
+"""Store a built shard in PostgreSQL (COPY for bulk data) beside the live corpora, swap it in, read corpora back.
 
-A build either commits whole or leaves the database exactly as it was: the corpus row, its shard,
-documents, vocabulary, index arrays and the shard's class partition all go in one transaction.
+A build never changes what readers see until its swap: the new version's corpus row stays nameless while its
+shard, documents, vocabulary, index arrays and class table are loaded (DESIGN.md "Scale-out": a shard is the
+unit of building); one short transaction then names it and retires the old version, which is purged after.
+An interrupted build leaves only a nameless corpus that the next command purges (`txn.collect_garbage`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -17,12 +20,13 @@ import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusExists, CorpusInUse, CorpusNotFound
+from termx.errors import CorpusExists, CorpusNotFound
+from termx.faults import fault_point
 from termx.index.build import DEFAULT_REP_CAP, Shard
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
+from termx.storage import txn
 from termx.storage.copyrows import class_rows, copy_binary
-from termx.storage.db import driver_transaction
 
 ARRAY_CHUNK_BYTES = 16 << 20
 
@@ -50,63 +54,99 @@ class CorpusInfo:
                 "created_at": self.created_at}
 
 
-def class_partition(shard_id: int) -> sql.Identifier:
-    """The partition table of one shard's classes (named from the integer id, never from user input)."""
-    return sql.Identifier("termx", f"class_{int(shard_id)}")
-
-
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
                 progress: Progress | None = None, timings: Timings | None = None,
                 rep_cap: int = DEFAULT_REP_CAP, on_load: Callable[[], None] | None = None) -> CorpusInfo:
-    """Write `shard` as corpus `name` (one shard) atomically; `replace` swaps out an existing corpus.
+    """Write `shard` as corpus `name`; `replace` swaps out an existing corpus. Readers never wait on it.
 
-    `on_load` is called between the bulk loads (tests use it to inject a failure half-way).
+    The new version is built nameless beside the old one (its own shard rows and class table) and swapped in by
+    one short transaction; the old version is purged afterwards. `on_load` is called between the bulk loads
+    (tests use it to inject a failure half-way).
     """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
-    try:
-        with driver_transaction(engine) as conn:
-            corpus_id, shard_id = _create_rows(conn, name, shard, replace, params or {}, rep_cap)
-            with timings.stage("store documents", progress, len(shard.documents)) as advance:
-                _copy_documents(conn, corpus_id, shard_id, shard, advance)
-                _copy_vocab(conn, corpus_id, shard)
-                _copy_arrays(conn, shard_id, shard)
-            if on_load:
-                on_load()
-            with timings.stage("store classes", progress, len(shard.classes)) as advance:
-                _copy_classes(conn, shard_id, shard, rep_cap, advance)
-            with timings.stage("create indexes", progress):
-                _index_and_attach(conn, shard_id)
-            conn.execute("UPDATE termx.corpus SET timings = %s WHERE id = %s",
-                         (json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
-    except psycopg.errors.UniqueViolation:
-        raise _exists(name, "another build created it; use `replace=True`") from None
-    except psycopg.errors.LockNotAvailable:
-        raise _in_use(name) from None
+    url = _url(engine)
+    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
+        txn.collect_garbage(conn, url)
+        if not replace and _named(conn, name) is not None:
+            raise _exists(name)
+        corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
+        try:
+            with conn.transaction():
+                with timings.stage("store documents", progress, len(shard.documents)) as advance:
+                    _copy_documents(conn, corpus_id, shard_id, shard, advance)
+                    _copy_vocab(conn, corpus_id, shard)
+                    _copy_arrays(conn, shard_id, shard)
+                if on_load:
+                    on_load()
+                with timings.stage("store classes", progress, len(shard.classes)) as advance:
+                    _copy_classes(conn, shard_id, shard, rep_cap, advance)
+                with timings.stage("create indexes", progress):
+                    fault_point("create_index")
+                    txn.index_partition_table(conn, shard_id)
+            fault_point("staged")
+            old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):  # a dead connection: the next command purges it
+                txn.purge(conn, url, corpus_id)
+            raise
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
+        fault_point("purge")
+        if old is not None:
+            with contextlib.suppress(psycopg.Error):  # the swap is done; what is left, the next command purges
+                txn.purge(conn, url, old)
     return get_corpus(engine, name)
 
 
-def _create_rows(conn: psycopg.Connection, name: str, shard: Shard, replace: bool, params: dict[str, Any],
-                 rep_cap: int) -> tuple[int, int]:
-    _limit_lock_wait(conn)
-    old = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
-    if old is not None:
-        if not replace:
-            raise _exists(name)
-        _delete(conn, old[0])
+def _url(engine: Engine) -> str:
+    """The database as the local cache keys it (no password)."""
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _named(conn: psycopg.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s", (name,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _stage_rows(conn: psycopg.Connection, shard: Shard, params: dict[str, Any], rep_cap: int) -> tuple[int, int]:
+    """Commit a nameless corpus row, its shard row and the shard's empty standalone class table, owned by this
+    session (LOCK_CORPUS) until the swap; if the process dies, the next writer finds it unowned and purges it."""
     ta = shard.tokens
-    corpus_id = conn.execute(
-        "INSERT INTO termx.corpus (name, unit, max_k, tokens, documents, classes, rep_cap, params)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-        (name, ta.unit.value, shard.max_k, ta.n_tokens, len(shard.documents), len(shard.classes), rep_cap,
-         json.dumps(params)),
-    ).fetchone()[0]  # type: ignore[index]
-    shard_id = conn.execute(
-        "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
-        " VALUES (%s, 0, %s, %s, 0, %s) RETURNING id",
-        (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
-    ).fetchone()[0]  # type: ignore[index]
+    with conn.transaction():
+        corpus_id = conn.execute(
+            "INSERT INTO termx.corpus (name, unit, max_k, tokens, documents, classes, rep_cap, params)"
+            " VALUES (NULL, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (ta.unit.value, shard.max_k, ta.n_tokens, len(shard.documents), len(shard.classes), rep_cap,
+             json.dumps(params)),
+        ).fetchone()[0]  # type: ignore[index]
+        txn.try_own(conn, txn.LOCK_CORPUS, corpus_id)
+        shard_id = conn.execute(
+            "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
+            " VALUES (%s, 0, %s, %s, 0, %s) RETURNING id",
+            (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
+        ).fetchone()[0]  # type: ignore[index]
+        txn.create_partition_table(conn, shard_id)
     return corpus_id, shard_id
+
+
+def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[int], replace: bool,
+          timings: Timings) -> int | None:
+    """The short transaction that makes a staged corpus `name`: attach its shards' class tables, retire the old
+    version (it becomes nameless) and name the new one. Swaps of one name serialise; returns the retired id."""
+    with conn.transaction():
+        txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+        old = _named(conn, name)
+        if old is not None and not replace:
+            raise _exists(name, "another build created it; use `replace=True`")
+        txn.attach_partitions(conn, shard_ids)
+        fault_point("swap")
+        if old is not None:
+            conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
+        conn.execute("UPDATE termx.corpus SET name = %s, timings = %s WHERE id = %s",
+                     (name, json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
+    return old
 
 
 def _exists(name: str, hint: str = "use `replace=True` to rebuild it, or termx drop") -> CorpusExists:
@@ -119,24 +159,46 @@ def require_new_corpus(engine: Engine, name: str, replace: bool) -> None:
         raise _exists(name)
 
 
-LOCK_TIMEOUT = "15s"
+def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
+    """Delete a corpus and everything built for it (documents, classes, term lists, runs, models, cache);
+    returns how many term lists, white space runs and TBL models went with it.
+
+    The name goes at once in a short transaction; readers that started earlier finish on the old data, and
+    its tables are purged after them (or by the next command, if they take long).
+    """
+    url = _url(engine)
+    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
+        txn.collect_garbage(conn, url)
+        with conn.transaction():
+            txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+            old = _named(conn, name)
+            if old is None:
+                raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+            deleted = _dependents(conn, old)
+            conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
+        txn.purge(conn, url, old)
+    return deleted
 
 
-def _limit_lock_wait(conn: psycopg.Connection) -> None:
-    """Replacing or dropping a corpus needs exclusive locks; fail after a while instead of hanging behind readers."""
-    conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+def dependents(engine: Engine, name: str) -> dict[str, int]:
+    """What dropping or replacing corpus `name` deletes besides its index (all zero if there is no such corpus)."""
+    with txn.connection(engine) as conn:
+        old = _named(conn, name)
+        return _dependents(conn, old) if old is not None else dict.fromkeys(DEPENDENTS, 0)
 
 
-def _in_use(name: str) -> CorpusInUse:
-    return CorpusInUse(f"corpus {name!r} is in use by another session",
-                       f"waited {LOCK_TIMEOUT} for its lock; try again when it is idle")
+DEPENDENTS = {"term lists": "termx.term_list", "white space runs": "termx.seg_run", "TBL models": "termx.tbl_model"}
 
 
-def _delete(conn: psycopg.Connection, corpus_id: int) -> None:
-    """Remove a corpus: drop its class partitions, then the rows (documents etc. cascade)."""
-    for (shard_id,) in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s", (corpus_id,)).fetchall():
-        conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(class_partition(shard_id)))
-    conn.execute("DELETE FROM termx.corpus WHERE id = %s", (corpus_id,))
+def _dependents(conn: psycopg.Connection, corpus_id: int) -> dict[str, int]:
+    return {what: int(conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE corpus_id = %s")
+                                   .format(sql.Identifier(*table.split("."))), (corpus_id,)).fetchone()[0])  # type: ignore[index]
+            for what, table in DEPENDENTS.items()}
+
+
+def describe_deleted(deleted: dict[str, int]) -> str:
+    """'2 term lists, 1 white space runs' for the counts that are not zero ('' if none)."""
+    return ", ".join(f"{n} {what if n > 1 else what[:-1]}" for what, n in deleted.items() if n)
 
 
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
@@ -146,6 +208,8 @@ def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, sha
     def rows() -> Iterator[tuple[Any, ...]]:
         for n, doc in enumerate(shard.documents):
             yield (corpus_id, n, shard_id, doc.name, doc.title, int(ta.doc_start[n]), int(ta.doc_len[n]), doc.text)
+            if n == 0:
+                fault_point("copy_documents")  # mid-COPY
             if n % 1000 == 999:
                 advance(1000)
 
@@ -194,39 +258,17 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
 
 def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,
                   advance: Callable[[int], None]) -> None:
-    part = class_partition(shard_id)
-    conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.class INCLUDING ALL, CHECK (shard_id = {}))")
-                 .format(part, sql.Literal(int(shard_id))))
+    part = txn.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
     with conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
-        for data, rows in class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens,
-                                     blob, offsets, joiner, rep_cap):
+        chunks = class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens, blob,
+                            offsets, joiner, rep_cap)
+        for k, (data, rows) in enumerate(chunks):
             copy.write(data)
             advance(rows)
-
-
-def _index_and_attach(conn: psycopg.Connection, shard_id: int) -> None:
-    """Indexes after the load, then the partition joins termx.class."""
-    part = class_partition(shard_id)
-    conn.execute("SET LOCAL maintenance_work_mem = '1GB'")  # sort in memory: several times faster
-    conn.execute(sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part))
-    conn.execute(sql.SQL("ALTER TABLE termx.class ATTACH PARTITION {} FOR VALUES IN ({})")
-                 .format(part, sql.Literal(int(shard_id))))
-    conn.execute(sql.SQL("ANALYZE {}").format(part))
-
-
-def drop_corpus(engine: Engine, name: str) -> None:
-    """Delete a corpus and everything built for it, atomically."""
-    try:
-        with driver_transaction(engine) as conn:
-            _limit_lock_wait(conn)
-            row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s FOR UPDATE", (name,)).fetchone()
-            if row is None:
-                raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
-            _delete(conn, row[0])
-    except psycopg.errors.LockNotAvailable:
-        raise _in_use(name) from None
+            if k == 0:
+                fault_point("copy_classes")  # mid-COPY, after the header
 
 
 _CORPUS_COLUMNS = "id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at"
@@ -238,28 +280,29 @@ def _info(row: Any) -> CorpusInfo:
 
 
 def list_corpora(engine: Engine) -> list[CorpusInfo]:
-    """Every corpus, by name."""
+    """Every corpus, by name (nameless rows are builds in progress or retired versions being purged)."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus ORDER BY name")).all()
+        rows = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name IS NOT NULL"
+                                    " ORDER BY name")).all()
     return [_info(r) for r in rows]
 
 
-def get_corpus(engine: Engine, name: str) -> CorpusInfo:
-    """One corpus by name, or CorpusNotFound."""
-    with engine.connect() as conn:
-        row = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"),
-                           {"n": name}).first()
+def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
+    """One corpus by name, or CorpusNotFound (on an engine, or inside a caller's connection and snapshot)."""
+    if isinstance(engine, Engine):
+        with engine.connect() as conn:
+            return get_corpus(conn, name)
+    row = engine.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"), {"n": name}).first()
     if row is None:
         raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
     return _info(row)
 
 
-def load_array(engine: Engine, shard_id: int, name: str) -> np.ndarray:
+def load_array(conn: sa.Connection, shard_id: int, name: str) -> np.ndarray:
     """One stored index array (tokens, sa or doc_start) of a shard, reassembled from its chunks."""
-    with engine.connect() as conn:
-        rows = conn.execute(sa.text("SELECT dtype, length, data FROM termx.index_array"
-                                    " WHERE shard_id = :s AND name = :n ORDER BY chunk"),
-                            {"s": shard_id, "n": name}).all()
+    rows = conn.execute(sa.text("SELECT dtype, length, data FROM termx.index_array"
+                                " WHERE shard_id = :s AND name = :n ORDER BY chunk"),
+                        {"s": shard_id, "n": name}).all()
     if not rows:
         raise CorpusNotFound(f"shard {shard_id} has no array {name!r}", "rebuild the corpus with termx index")
     return join_chunks(rows)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import psycopg
 from sqlalchemy.engine import Engine
 
+from termx.storage.copyrows import copy_binary
 from termx.storage.loaded import LoadedIndex
+from termx.storage.txn import transaction
 from termx.studies.crossval import CrossvalBins, HalfStatistics
 
 
@@ -13,21 +14,12 @@ def save_crossval(engine: Engine, index: LoadedIndex, stats: HalfStatistics, bin
     """Replace the corpus's stored bins (binned by (freq, df_1)); readers see the old or the new set, never half."""
     if len(bins.df) and int(bins.df.min()) < 0:
         raise ValueError("only bins by (freq, df_1) are stored")
-    raw = engine.raw_connection()
-    try:
-        conn: psycopg.Connection = raw.driver_connection  # type: ignore[assignment]
-        with conn.cursor() as cur:
-            cur.execute("DELETE FROM termx.crossval_run WHERE corpus_id = %s", (index.corpus.id,))
-            cur.execute("INSERT INTO termx.crossval_run (corpus_id, half1_docs, half1_tokens, tokens) "
-                        "VALUES (%s, %s, %s, %s)", (index.corpus.id, stats.docs_half1, stats.tokens_half1, index.n))
-            with cur.copy("COPY termx.crossval_bin (corpus_id, freq, df, n, classes, freq2_sum, freq_star) "
-                          "FROM STDIN") as copy:
-                for f, d, n, c, s in zip(bins.freq.tolist(), bins.df.tolist(), bins.n.tolist(),
-                                         bins.classes.tolist(), bins.freq2_sum.tolist(), strict=True):
-                    copy.write_row((index.corpus.id, f, d, n, c, s, s / n))
-        raw.commit()
-    except BaseException:
-        raw.rollback()
-        raise
-    finally:
-        raw.close()
+    with transaction(engine, f"corpus {index.corpus.name!r}") as conn:
+        conn.execute("DELETE FROM termx.crossval_run WHERE corpus_id = %s", (index.corpus.id,))
+        conn.execute("INSERT INTO termx.crossval_run (corpus_id, half1_docs, half1_tokens, tokens) "
+                     "VALUES (%s, %s, %s, %s)", (index.corpus.id, stats.docs_half1, stats.tokens_half1, index.n))
+        copy_binary(conn, "termx.crossval_bin", ("corpus_id", "freq", "df", "n", "classes", "freq2_sum", "freq_star"),
+                    ("int4", "int8", "int4", "int8", "int8", "int8", "float8"),
+                    ((index.corpus.id, f, d, n, c, s, s / n) for f, d, n, c, s in zip(
+                        bins.freq.tolist(), bins.df.tolist(), bins.n.tolist(), bins.classes.tolist(),
+                        bins.freq2_sum.tolist(), strict=True)))

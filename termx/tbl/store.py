@@ -6,10 +6,12 @@ import json
 import math
 from typing import Any
 
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import ModelExists, ModelNotFound
+from termx.storage import txn
 from termx.tbl.learner import Model, Rule
 from termx.tbl.templates import parse_templates
 
@@ -18,35 +20,37 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def save_model(engine: Engine, name: str, model: Model, replace: bool = False) -> int:
-    """Store `model` as `name` in one transaction (replacing an existing one only if asked); returns its id."""
+def save_model(engine: Engine, name: str, model: Model, replace: bool = False, corpus_id: int | None = None,
+               conn: psycopg.Connection | None = None) -> int:
+    """Store `model` as `name` in one transaction (replacing an existing one only if asked); returns its id.
+
+    `corpus_id` ties the model to the corpus it was trained for (it is dropped with it); `conn` writes inside a
+    caller's transaction (termx.storage.txn) instead of a transaction of its own.
+    """
+    if conn is None:
+        with txn.transaction(engine, f"TBL model {name!r}") as own:
+            return save_model(engine, name, model, replace, corpus_id, own)
     params = {"templates": [t.spec for t in model.templates], "n_tags": model.n_tags,
               "tag_names": list(model.tag_names) if model.tag_names is not None else None,
               "token_kind": model.token_kind, "min_score": model.min_score}
     try:
-        with engine.begin() as conn:
-            old = conn.execute(sa.text("SELECT id FROM termx.tbl_model WHERE name = :name FOR UPDATE"),
-                               {"name": name}).scalar()
-            if old is not None:
-                if not replace:
-                    raise ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
-                                      ("replace",))
-                conn.execute(sa.text("DELETE FROM termx.tbl_model WHERE id = :id"), {"id": old})
-            model_id = int(conn.execute(sa.text(
-                "INSERT INTO termx.tbl_model (name, params, n_positions, accuracy_before, accuracy_after, n_rules)"
-                " VALUES (:name, CAST(:params AS jsonb), :n, :before, :after, :n_rules) RETURNING id"),
-                {"name": name, "params": json.dumps(params, ensure_ascii=False), "n": model.n_positions,
-                 "before": _finite(model.accuracy_before), "after": _finite(model.accuracy_after),
-                 "n_rules": len(model.rules)}).scalar_one())
-            if model.rules:
-                conn.execute(sa.text(
-                    "INSERT INTO termx.tbl_rule (model_id, ord, template, from_tag, to_tag, args, score, good, bad,"
-                    " readable) VALUES (:model_id, :ord, :template, :from_tag, :to_tag, :args, :score, :good,"
-                    " :bad, :readable)"),
-                    [{"model_id": model_id, "ord": i, "template": r.template.name, "from_tag": r.from_tag,
-                      "to_tag": r.to_tag, "args": list(r.args), "score": r.score, "good": r.good, "bad": r.bad,
-                      "readable": model.describe(r)} for i, r in enumerate(model.rules)])
-    except sa.exc.IntegrityError:
+        old = conn.execute("SELECT id FROM termx.tbl_model WHERE name = %s FOR UPDATE", (name,)).fetchone()
+        if old is not None:
+            if not replace:
+                raise ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
+                                  ("replace",))
+            conn.execute("DELETE FROM termx.tbl_model WHERE id = %s", (old[0],))
+        model_id = int(conn.execute(
+            "INSERT INTO termx.tbl_model (name, params, n_positions, accuracy_before, accuracy_after, n_rules,"
+            " corpus_id) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (name, json.dumps(params, ensure_ascii=False), model.n_positions, _finite(model.accuracy_before),
+             _finite(model.accuracy_after), len(model.rules), corpus_id)).fetchone()[0])  # type: ignore[index]
+        conn.cursor().executemany(
+            "INSERT INTO termx.tbl_rule (model_id, ord, template, from_tag, to_tag, args, score, good, bad,"
+            " readable) VALUES (%s, %s, %s, %s, %s, %s::bigint[], %s, %s, %s, %s)",
+            [(model_id, i, r.template.name, r.from_tag, r.to_tag, [int(a) for a in r.args], r.score, r.good,
+              r.bad, model.describe(r)) for i, r in enumerate(model.rules)])
+    except psycopg.errors.UniqueViolation:
         raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use `replace=True`",
                           ("replace",)) from None
     return model_id

@@ -13,16 +13,16 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
+from termx.faults import fault_point
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
+from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.db import driver_transaction
 from termx.storage.loaded import LoadedIndex, load_index
 from termx.storage.store import get_corpus
 from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION, Candidates, candidate_classes
 
 COPY_ROWS = 50_000         # candidates per COPY chunk
-_LOCK_CLASS = 0x7465726D   # pg_advisory_xact_lock(class, shard_id): one candidate build per shard at a time
 
 
 def _shards_without_candidates(engine: Engine, corpus_id: int) -> list[int]:
@@ -71,8 +71,9 @@ def _candidate_rows(index: LoadedIndex, found: Candidates, advance: Any) -> Iter
 
 
 def _store_candidates(engine: Engine, index: LoadedIndex, found: Candidates, advance: Any) -> None:
-    with driver_transaction(engine) as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, index.shard_id))
+    fault_point("store_candidates")
+    with txn.transaction(engine, f"corpus {index.corpus.name!r}") as conn:
+        txn.lock(conn, txn.LOCK_CANDIDATES, index.shard_id)
         done = conn.execute("SELECT rules FROM termx.candidate_set WHERE shard_id = %s",
                             (index.shard_id,)).fetchone()
         if done is not None and done[0] == CANDIDATE_RULES:
@@ -93,8 +94,8 @@ def store_reference(engine: Engine, shard_id: int, ref_id: int, rows: Sequence[A
                     df: np.ndarray) -> None:
     """Store the reference counts (freq, df) of a shard's candidates `rows` (with .i, .j), unless another
     process stored them first."""
-    with driver_transaction(engine) as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, shard_id))
+    with txn.transaction(engine, "the corpus or its reference corpus") as conn:
+        txn.lock(conn, txn.LOCK_CANDIDATES, shard_id)
         if conn.execute("SELECT 1 FROM termx.reference_set WHERE shard_id = %s AND ref_corpus_id = %s",
                         (shard_id, ref_id)).fetchone() is not None:
             return  # another process stored them while we counted
@@ -117,7 +118,7 @@ def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, 
         raise InputError("a term list name must have 1 to 200 characters")
     info = get_corpus(engine, corpus)
     try:
-        with driver_transaction(engine) as conn:
+        with txn.transaction(engine, f"corpus {corpus!r}") as conn:
             old = conn.execute("SELECT id FROM termx.term_list WHERE name = %s FOR UPDATE", (name,)).fetchone()
             if old is not None:
                 if not replace:

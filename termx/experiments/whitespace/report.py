@@ -100,13 +100,15 @@ class WhitespaceReport:
     results: list[ScorerResult]
     seconds: dict[str, float]
     tbl: list[TblResult] = field(default_factory=list)
+    deleted: dict[str, int] = field(default_factory=dict)  # what `replace` removed with the corpus's old version
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON report (`termx whitespace --format json`)."""
         return {"run_id": self.run_id, "corpus": self.corpus, "condition": self.condition, "unit": self.unit,
                 "eval_documents": self.eval_documents, "context_documents": self.context_documents,
                 "characters": self.characters, "seconds": self.seconds,
-                "scorers": [r.as_dict() for r in self.results], "tbl": [t.as_dict() for t in self.tbl]}
+                "scorers": [r.as_dict() for r in self.results], "tbl": [t.as_dict() for t in self.tbl],
+                "deleted": self.deleted}
 
 
 def score_result(name: str, kind: str, docs: Sequence[SpacedDocument],

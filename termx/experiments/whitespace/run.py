@@ -3,12 +3,13 @@ original spacing, optionally correct with TBL, write result files and store the 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from termx.errors import InputError
+from termx.errors import InputError, TermxError
 from termx.evaluation.baselines import SEGMENTATION_BASELINES
 from termx.experiments.whitespace.documents import Condition, SpacedDocument, spaced_documents
 from termx.experiments.whitespace.files import write_records
@@ -29,7 +30,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage.loaded import load_index
-from termx.storage.store import require_new_corpus
+from termx.storage.store import drop_corpus, require_new_corpus
 from termx.tbl.learner import Model
 from termx.tbl.segmentation import correct_segmentation
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
@@ -72,45 +73,50 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     if tbl is not None and not train_nos:
         raise InputError("`tbl` needs documents that are not evaluated to train on",
                          f"set `eval_docs` below {len(spaced)}", ("tbl", "eval_docs"))
-    index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=replace,
-                    progress=progress, timings=timings,
-                    params={"whitespace": {"condition": condition.value, "lines_per_doc": lines_per_doc}})
-    with timings.stage("load", progress):
-        index = load_index(engine, corpus)
-    evaluated = spaced[:n_eval]
-    results = [_baseline(name, evaluated) for name in BASELINES]
-    models: dict[str, tuple[Model, float]] = {}
-    for scorer in scorers:
-        with timings.stage(f"train {scorer.value}", progress):
-            segmenter = Segmenter(index, scorer, max_len, options.get(scorer.value), progress)
-        with timings.stage(f"segment {scorer.value}", progress):
-            predicted = segment_documents(segmenter, evaluated, range(n_eval))
-        results.append(score_result(scorer.value, "scorer", evaluated, predicted, {"params": segmenter.params}))
-        if tbl is None:
-            continue
-        with timings.stage(f"tbl train {scorer.value}", progress):
-            model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl)
-        models[scorer.value] = model, timings[f"tbl train {scorer.value}"]
-        with timings.stage(f"tbl apply {scorer.value}", progress):
-            corrected = [split_lines(correct_segmentation(model, join_lines(lines))) for lines in predicted]
-        results.append(score_result(f"{scorer.value}+tbl", "tbl", evaluated, corrected,
-                               {"params": segmenter.params, "rules": len(model.rules)}))
-    if results_dir is not None:
-        write_records(results, results_dir)
-    params = {"condition": condition.value, "unit": unit.value, "scorers": [s.value for s in scorers],
-              "options": {k: dict(v) for k, v in options.items()},
-              "max_len": max_len, "lines_per_doc": lines_per_doc, "eval_docs": n_eval,
-              "documents": len(spaced), "results_dir": str(results_dir) if results_dir is not None else None,
-              "tbl": None if tbl is None else {**tbl.as_dict(), "train_documents": len(train_nos)},
-              "seconds": {k: round(v, 3) for k, v in timings.items()}}
-    with timings.stage("store", progress):
-        run_id = store_run(engine, corpus, params, results)
-        steps = [tbl_result(run_id, engine, scorer, model, seconds, [spaced[k].name for k in train_nos],
-                            sum(len(spaced[k].text) for k in train_nos), results)
-                 for scorer, (model, seconds) in models.items()]
+    summary = index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=replace,
+                              progress=progress, timings=timings,
+                              params={"whitespace": {"condition": condition.value, "lines_per_doc": lines_per_doc}})
+    try:
+        with timings.stage("load", progress):
+            index = load_index(engine, corpus)
+        evaluated = spaced[:n_eval]
+        results = [_baseline(name, evaluated) for name in BASELINES]
+        models: dict[str, tuple[Model, float]] = {}
+        for scorer in scorers:
+            with timings.stage(f"train {scorer.value}", progress):
+                segmenter = Segmenter(index, scorer, max_len, options.get(scorer.value), progress)
+            with timings.stage(f"segment {scorer.value}", progress):
+                predicted = segment_documents(segmenter, evaluated, range(n_eval))
+            results.append(score_result(scorer.value, "scorer", evaluated, predicted, {"params": segmenter.params}))
+            if tbl is None:
+                continue
+            with timings.stage(f"tbl train {scorer.value}", progress):
+                model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl)
+            models[scorer.value] = model, timings[f"tbl train {scorer.value}"]
+            with timings.stage(f"tbl apply {scorer.value}", progress):
+                corrected = [split_lines(correct_segmentation(model, join_lines(lines))) for lines in predicted]
+            results.append(score_result(f"{scorer.value}+tbl", "tbl", evaluated, corrected,
+                                        {"params": segmenter.params, "rules": len(model.rules)}))
+        if results_dir is not None:
+            write_records(results, results_dir)
+        params = {"condition": condition.value, "unit": unit.value, "scorers": [s.value for s in scorers],
+                  "options": {k: dict(v) for k, v in options.items()},
+                  "max_len": max_len, "lines_per_doc": lines_per_doc, "eval_docs": n_eval,
+                  "documents": len(spaced), "results_dir": str(results_dir) if results_dir is not None else None,
+                  "tbl": None if tbl is None else {**tbl.as_dict(), "train_documents": len(train_nos)},
+                  "seconds": {k: round(v, 3) for k, v in timings.items()}}
+        with timings.stage("store", progress):
+            run_id = store_run(engine, corpus, params, results, {s: m for s, (m, _) in models.items()})
+            steps = [tbl_result(run_id, scorer, model, seconds, [spaced[k].name for k in train_nos],
+                                sum(len(spaced[k].text) for k in train_nos), results)
+                     for scorer, (model, seconds) in models.items()]
+    except BaseException:  # all or nothing: the index built for this run goes with it
+        with contextlib.suppress(TermxError):
+            drop_corpus(engine, corpus)
+        raise
     return WhitespaceReport(run_id, corpus, condition.value, unit.value, n_eval, len(spaced) - n_eval,
                             sum(len(d.text) for d in evaluated), results,
-                            {k: round(v, 3) for k, v in timings.items()}, steps)
+                            {k: round(v, 3) for k, v in timings.items()}, steps, summary.deleted)
 
 
 def _baseline(name: str, docs: Sequence[SpacedDocument]) -> ScorerResult:

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.engine import Engine
 
 from termx.experiments.whitespace.report import ScorerResult
+from termx.experiments.whitespace.tbl import model_name
+from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.db import driver_transaction
 from termx.storage.store import get_corpus
+from termx.tbl.learner import Model
+from termx.tbl.store import save_model
 
 
-def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequence[ScorerResult]) -> int:
-    """Insert the run and COPY its per-document counts (termx.seg_run, termx.seg_score); returns the run id."""
+def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequence[ScorerResult],
+              models: Mapping[str, Model] | None = None) -> int:
+    """Insert the run, COPY its per-document counts (termx.seg_run, termx.seg_score) and store its TBL models
+    (one per scorer, tied to the corpus), all in one transaction; returns the run id."""
     corpus_id = get_corpus(engine, corpus).id
-    with driver_transaction(engine) as conn:
+    with txn.transaction(engine, f"corpus {corpus!r}") as conn:
         run_id = conn.execute("INSERT INTO termx.seg_run (corpus_id, params) VALUES (%s, %s) RETURNING id",
                               (corpus_id, json.dumps(params))).fetchone()[0]  # type: ignore[index]
         copy_binary(conn, "termx.seg_score", ("run_id", "scorer", "kind", "doc_no", "doc_name", "b_tp", "b_fp",
@@ -27,6 +32,8 @@ def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequ
                       d["boundary"].predicted - d["boundary"].correct, d["boundary"].gold - d["boundary"].correct,
                       d["word"].correct, d["word"].predicted - d["word"].correct, d["word"].gold - d["word"].correct)
                      for r in results for n, (name, d) in enumerate(zip(r.names, r.per_document, strict=True))))
+        for scorer, model in (models or {}).items():
+            save_model(engine, model_name(run_id, scorer), model, replace=True, corpus_id=corpus_id, conn=conn)
     return int(run_id)
 
 

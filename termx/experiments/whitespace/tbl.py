@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
 from termx.evaluation.inputs import SubsetRecord, pair_records
@@ -18,7 +17,6 @@ from termx.experiments.whitespace.report import ScorerResult, TblResult
 from termx.experiments.whitespace.segment import segment_documents
 from termx.tbl.learner import Model
 from termx.tbl.segmentation import train_segmentation_corrector
-from termx.tbl.store import save_model
 from termx.tbl.templates import DEFAULT_TEMPLATES, Template
 from termx.wordbreak import Segmenter
 
@@ -92,11 +90,15 @@ def _subset_records(result: ScorerResult) -> list[SubsetRecord]:
             for n, r in enumerate(result.records, 1)]
 
 
-def tbl_result(run_id: int, engine: Engine, scorer: str, model: Model, seconds: float, train_names: list[str],
-                train_chars: int, results: Sequence[ScorerResult]) -> TblResult:
-    """Store a scorer's model under the run's name for it and test the scorer against its corrected output."""
-    name = f"whitespace-{run_id}-{scorer}"
-    save_model(engine, name, model, replace=True)
+def model_name(run_id: int, scorer: str) -> str:
+    """The name a run's TBL model for `scorer` is stored under (termx.tbl_model, with the run's corpus)."""
+    return f"whitespace-{run_id}-{scorer}"
+
+
+def tbl_result(run_id: int, scorer: str, model: Model, seconds: float, train_names: list[str],
+               train_chars: int, results: Sequence[ScorerResult]) -> TblResult:
+    """Test the scorer against its TBL-corrected output (the model is stored with the run, `store_run`)."""
+    name = model_name(run_id, scorer)
     by_name = {r.scorer: r for r in results}
     before, after = by_name[scorer], by_name[f"{scorer}+tbl"]
     data = pair_records(_subset_records(before), _subset_records(after), scorer, after.scorer)
