@@ -13,7 +13,7 @@ times as a substring but is rarely a word of the evidence segmentation).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numba as nb
 import numpy as np
@@ -65,6 +65,12 @@ class BranchingModel:
         self.log_p_unknown = float(np.log(params.smoothing) - np.log(max(words, 1)))
         self.words = WordScores(self.log_p, self.log_p_unknown, params.weight, params.theta, index.cls_lbl,
                                 self.type_offset, 1)
+
+    def set_final(self, weight: float, theta: float) -> None:
+        """Change λ and θ of the final segmentation without retraining (they play no part in self-training):
+        both the stored parameters and the word scores the search reads."""
+        self.params = replace(self.params, weight=weight, theta=theta)
+        self.words = replace(self.words, weight=weight, theta=theta)
 
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
         """Segment every document by evidence alone and count its words per (class, length)."""
