@@ -45,8 +45,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
 TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0` printed (chosen on devtest, never on test)
-    "pku": {"theta0": 0.0, "kappa": 10.0, "weight": 1.0, "theta": -12.0},
-    "ja": {"theta0": 0.0, "kappa": 10.0, "weight": 2.0, "theta": -8.0},
+    "pku": {"theta0": 0.0, "kappa": 10.0, "weight": 4.0, "theta": -24.0},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "weight": 4.0, "theta": -16.0},
 }
 SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
 

@@ -49,7 +49,7 @@ from termx.wordbreak.model import CHUNK_TOKENS
 from termx.wordbreak.scoring import adaptation_ratio
 from termx.wordbreak.viterbi import WordScores
 
-BETAS = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+BETAS = [-12.0, -8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0]
 LAMBDAS = [0.25, 0.5, 1.0, 2.0, 4.0]
 ITERATIONS = 4
 EPSILON = 0.1

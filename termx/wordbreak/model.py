@@ -43,6 +43,17 @@ class BranchingParams:
         return asdict(self)
 
 
+DEFAULTS: dict[str, BranchingParams] = {
+    # Spaced-script text (Reuters `alnum`): the values chosen on 300 Reuters context documents (docs/segment.md).
+    "spaced": BranchingParams(),
+    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
+    # (devtest word F1 .7094 on 49 PKU pseudo-documents; `--data ja` chose the same theta0/kappa with
+    # weight 4, theta -16).
+    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, weight=4.0, theta=-24.0),
+}
+"""Default branching parameters per kind of script, the one place they are kept."""
+
+
 class BranchingModel:
     """Branching entropies of a corpus and its self-trained unigram word model."""
 
