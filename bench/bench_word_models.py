@@ -45,7 +45,7 @@ from termx.index.ingest import Document
 from termx.storage.loaded import LoadedIndex, load_index
 from termx.storage.store import drop_corpus
 from termx.wordbreak import Scorer, Segmenter, corpus_candidates
-from termx.wordbreak.model import CHUNK_TOKENS
+from termx.wordbreak.model import document_chunks
 from termx.wordbreak.scoring import adaptation_ratio
 from termx.wordbreak.viterbi import WordScores
 
@@ -76,12 +76,7 @@ def count_words(seg: Segmenter, types: Types) -> tuple[np.ndarray, int]:
     starts, lengths = index.doc_start.astype(np.int64), index.doc_len.astype(np.int64)
     counts = np.zeros(types.size)
     words = 0
-    d = 0
-    while d < len(starts):
-        e = d + 1
-        while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
-            e += 1
-        lo, hi = int(starts[d]), int(starts[e - 1] + lengths[e - 1])
+    for d, e, lo, hi in document_chunks(index):
         fcand = corpus_candidates(index, seg.tree, lo, hi, seg.max_len)
         spans = [(int(starts[k]), int(starts[k] + lengths[k])) for k in range(d, e)]
         for (s, t), cuts in zip(spans, seg.corpus_spans(spans), strict=True):
@@ -91,7 +86,6 @@ def count_words(seg: Segmenter, types: Types) -> tuple[np.ndarray, int]:
             ok = cls >= 0
             np.add.at(counts, types.offset[cls[ok]] + size[ok] - types.lbl[cls[ok]] - 1, 1)
             words += len(size)
-        d = e
     return counts, words
 
 

@@ -13,6 +13,7 @@ times as a substring but is rarely a word of the evidence segmentation).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 
 import numba as nb
@@ -91,12 +92,7 @@ class BranchingModel:
         starts = index.doc_start.astype(np.int64)
         lengths = index.doc_len.astype(np.int64)
         progress.start("self-training", int(lengths.sum()))
-        d = 0
-        while d < len(starts):
-            e = d + 1
-            while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
-                e += 1
-            lo, hi = int(starts[d]), int(starts[e - 1] + lengths[e - 1])
+        for d, e, lo, hi in document_chunks(index):
             fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
             rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
             classes = corpus_classes(index, lo, hi)
@@ -106,7 +102,6 @@ class BranchingModel:
                                   self.branching.mean, self.params.kappa, self.params.theta0, self.max_len,
                                   index.cls_lbl, self.type_offset, counts)
             progress.advance(int(lengths[d:e].sum()))
-            d = e
         progress.finish()
         return counts, words
 
@@ -131,6 +126,18 @@ class BranchingModel:
                        self.branching.reverse.cls_sil, self.branching.reverse_tree.branches, self.branching.mean,
                        self.params.kappa, ev_lo, ev)
         return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev)
+
+
+def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
+    """Whole documents d..e-1 covering tokens lo..hi-1, at most CHUNK_TOKENS per chunk (or one document)."""
+    starts, lengths = index.doc_start.astype(np.int64), index.doc_len.astype(np.int64)
+    d = 0
+    while d < len(starts):
+        e = d + 1
+        while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
+            e += 1
+        yield d, e, int(starts[d]), int(starts[e - 1] + lengths[e - 1])
+        d = e
 
 
 @nb.njit(cache=True)
