@@ -45,7 +45,8 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): the values chosen on 300 Reuters context documents (docs/segment.md).
+    # Spaced-script text (Reuters `alnum`): chosen by hand on 300 Reuters context documents (docs/segment.md);
+    # `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed weight 2, theta -4 instead (grid edge).
     "spaced": BranchingParams(),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
     # (devtest word F1 .7094 on 49 PKU pseudo-documents; `--data ja` chose the same theta0/kappa with
