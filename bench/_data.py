@@ -48,3 +48,21 @@ def ud_japanese_lines() -> list[str]:
             if cols[0].isdigit():
                 words.append(cols[1].replace(" ", ""))
     return out + ([" ".join(words)] if words else [])
+
+
+def reuters_first_lines(n_chars: int, path: Path | None = None) -> list[str]:
+    """Non-empty, white-space-normalised lines of the first Reuters documents in file order, ~n_chars
+    non-space characters in all (bench/bench_tbl.py's data)."""
+    out: list[str] = []
+    total = 0
+    with (path or data_dir() / "en" / "reuters21578.jsonl").open(encoding="utf-8") as f:
+        for raw in f:
+            for line in json.loads(raw)["text"].splitlines():
+                words = line.split()
+                if not words:
+                    continue
+                out.append(" ".join(words))
+                total += sum(len(w) for w in words)
+                if total >= n_chars:
+                    return out
+    return out

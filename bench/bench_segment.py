@@ -6,9 +6,10 @@
   per-document boundary-decision error rate, termx.evaluation) for branching vs freq, adaptation vs freq and
   branching vs adaptation. The branching defaults were tuned on 300 other Reuters documents (never these).
 - Chinese, SIGHAN 2005 PKU test: the gold file de-spaced and indexed alone (unit char, raw, 10 lines per
-  pseudo-document), word F1 as the bakeoff scorer counts, with the default (English-tuned) parameters and with
-  the parameters tuned on the first quarter of the file; reported on all lines and on the other three quarters.
-- Japanese, UD GSD dev: the same on `# text` sentences with the treebank's tokens as gold.
+  pseudo-document), word F1 as the bakeoff scorer counts, with the default (Reuters-tuned) parameters and with
+  the parameters bench/tune_segment.py printed for `--data pku --seed 0` (`TUNED`, chosen on the devtest
+  pseudo-documents); every figure is pooled over the *test* pseudo-documents of that split only.
+- Japanese, UD GSD dev: the same (tune_segment.py `--data ja`) with the treebank's tokens as gold.
 - Speed: characters/s of segmenting corpus text (class-tree path) and new text (suffix-array path), next to the
   letter-change baseline segmenting the same text; the whole `whitespace` run on the 1 M-character evaluation set
   (index included), and on all 19,043 documents.
@@ -22,36 +23,41 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
 from _data import pku_gold_lines, reuters_documents, ud_japanese_lines
+from tune_segment import PER_DOC, documents
 
 from termx.cli.output import render
 from termx.evaluation import compare, pair_records, read_records
-from termx.experiments.whitespace import Condition, WhitespaceReport, gold_words, letter_change_words, run_whitespace
+from termx.experiments.whitespace import Condition, WhitespaceReport, letter_change_words, run_whitespace
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.loaded import load_index
 from termx.storage.store import drop_corpus, list_corpora
-from termx.wordbreak import BranchingParams, Scorer, Segmenter
+from termx.wordbreak import Scorer, Segmenter
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
-ZH_TUNED = {k: BranchingParams.unspaced().as_dict()[k] for k in ("theta0", "theta", "weight")}  # PKU lines 1-486
+TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0` printed (chosen on devtest, never on test)
+    "pku": {"theta0": 0.0, "kappa": 10.0, "weight": 4.0, "theta": -24.0},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "weight": 4.0, "theta": -16.0},
+}
 SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
 
 
 
 
-def table(report: WhitespaceReport, docs: slice | None = None) -> list[dict[str, Any]]:
-    """Rows per scorer; `docs` restricts the pooled counts to a slice of the evaluation documents."""
+def table(report: WhitespaceReport, docs: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """Rows per scorer; `docs` restricts the pooled counts to these evaluation documents (numbers)."""
     rows = []
     for r in report.results:
-        per = r.per_document[docs] if docs is not None else r.per_document
+        per = [r.per_document[k] for k in docs] if docs is not None else r.per_document
         b = sum((d["boundary"] for d in per[1:]), per[0]["boundary"])
         w = sum((d["word"] for d in per[1:]), per[0]["word"])
         rows.append({"scorer": r.scorer, "boundary_p": b.precision, "boundary_r": b.recall, "boundary_f1": b.f1,
@@ -59,9 +65,15 @@ def table(report: WhitespaceReport, docs: slice | None = None) -> list[dict[str,
     return rows
 
 
-def paired(folder: Path, a: str, b: str) -> list[dict[str, Any]]:
-    """Sign test and Wilcoxon over documents: per-document boundary-decision error rates of a vs b."""
-    data = pair_records(read_records(folder / f"{a}.jsonl"), read_records(folder / f"{b}.jsonl"), a, b)
+def paired(folder_a: Path, folder_b: Path, a: str, b: str, keep: set[str] | None = None, tag_a: str = "",
+           tag_b: str = "") -> list[dict[str, Any]]:
+    """Sign test and Wilcoxon over documents (only those named in `keep`, if given): per-document
+    boundary-decision error rates of scorer a (results in folder_a) vs scorer b (folder_b)."""
+    ra, rb = (read_records(folder / f"{name}.jsonl") for folder, name in ((folder_a, a), (folder_b, b)))
+    if keep is not None:
+        ra, rb = [r for r in ra if r.id in keep], [r for r in rb if r.id in keep]
+    a, b = f"{a} ({tag_a})" if tag_a else a, f"{b} ({tag_b})" if tag_b else b
+    data = pair_records(ra, rb, a, b)
     rows = compare(data, ["sign", "wilcoxon"])
     return [{"A": a, "B": b, "test": r["test"], "n": r["n"], "p_value": r["p_value"], "better": r["better"],
              "A_wins": int((data.a < data.b).sum()), "B_wins": int((data.b < data.a).sum()),
@@ -78,8 +90,8 @@ def reuters(engine: sa.Engine, out: dict[str, Any]) -> None:
     rows = table(report)
     print(render(rows, "table", title=f"Reuters alnum: {report.eval_documents} documents scored "
                                       f"({report.characters:,} characters), {report.context_documents} context"))
-    tests = paired(folder, "branching", "freq") + paired(folder, "adaptation", "freq") + \
-        paired(folder, "branching", "adaptation")
+    tests = paired(folder, folder, "branching", "freq") + paired(folder, folder, "adaptation", "freq") + \
+        paired(folder, folder, "branching", "adaptation")
     print(render(tests, "table", title="paired tests over documents (boundary-decision error rate)"))
     out["reuters"] = {"rows": rows, "tests": tests, "seconds": report.seconds, "wall_seconds": seconds,
                       "characters": report.characters, "eval_documents": report.eval_documents,
@@ -134,37 +146,42 @@ def speed(engine: sa.Engine, out: dict[str, Any], report: WhitespaceReport) -> N
 
 
 
-def asian(engine: sa.Engine, out: dict[str, Any], key: str, lines: list[str], held_out: bool) -> None:
-    """Every scorer with default parameters, then branching with the PKU-tuned ones; with `held_out` also the
-    lines after PKU's development quarter."""
-    docs = [Document(f"l{n}", line) for n, line in enumerate(lines)]
-    per_doc = 10
-    dev_docs = (len(lines) // 4 + per_doc - 1) // per_doc
-    portions: list[tuple[str, slice | None]] = [("all lines", None)]
-    if held_out:
-        portions.append((f"lines after the first {dev_docs * per_doc}", slice(dev_docs, None)))
-    rows = []
-    english = BranchingParams().as_dict()  # given explicitly: an unspaced corpus now gets ZH_TUNED by default
-    for label, options in (("English-tuned", english), ("Chinese-tuned on PKU's first quarter (now the default)",
-                                                        ZH_TUNED)):
-        scorers = [Scorer.branching] if options is ZH_TUNED else SCORERS
-        report = run_whitespace(engine, docs, f"bench_seg_{key}", unit=Unit.char, condition=Condition.raw,
-                                lines_per_doc=per_doc, scorers=scorers, options={"branching": options},
-                                replace=True)
-        for part, sl in portions:
-            for r in table(report, sl):
-                if r["scorer"] == "no-boundaries" or (options is ZH_TUNED and r["scorer"] != "branching"):
-                    continue
-                rows.append({"params": label if r["scorer"] == "branching" else "-", "portion": part, **r})
-    print(render(rows, "table", title=f"{key}: {len(lines)} sentences, "
-                                      f"{sum(len(''.join(gold_words(x, Condition.raw))) for x in lines):,} characters"))
-    out[key] = rows
+def asian(engine: sa.Engine, out: dict[str, Any], key: str, seed: int) -> None:
+    """Every scorer with the default (Reuters-tuned) parameters, then branching with the parameters
+    bench/tune_segment.py chose on this data's devtest split, all scored on the test split only (the whole text
+    is indexed, as in tune_segment.py); paired tests over the test pseudo-documents."""
+    spaced, _dev, test, _unit, _cond = documents(key, seed, 300, 0.25)
+    raw = pku_gold_lines() if key == "pku" else ud_japanese_lines()
+    source = [Document(f"l{n}", line) for n, line in enumerate(raw)]
+    folder = RESULTS / f"segment-{key}"
+    rows: list[dict[str, Any]] = []
+    for label, options, sub in (("default (Reuters-tuned)", {}, "default"),
+                                (f"tuned on {key} devtest (seed {seed})", TUNED[key], "tuned")):
+        scorers = [Scorer.branching] if options else SCORERS
+        report = run_whitespace(engine, source, f"bench_seg_{key}", unit=Unit.char, condition=Condition.raw,
+                                lines_per_doc=PER_DOC, scorers=scorers, options={"branching": options},
+                                replace=True, results_dir=folder / sub)
+        for r in table(report, test):
+            if r["scorer"] == "no-boundaries" or (options and r["scorer"] != "branching"):
+                continue
+            rows.append({"params": label if r["scorer"] == "branching" else "-", **r})
+    keep = {spaced[k].name for k in test}
+    tests = (paired(folder / "tuned", folder / "default", "branching", "branching", keep, "tuned", "default")
+             + paired(folder / "tuned", folder / "default", "branching", "freq", keep, "tuned")
+             + paired(folder / "default", folder / "default", "adaptation", "freq", keep))
+    chars = sum(len(d.text) for k, d in enumerate(spaced) if k in set(test))
+    print(render(rows, "table", title=f"{key}: test split (seed {seed}), {len(test)} pseudo-documents of "
+                                      f"{PER_DOC} lines, {chars:,} characters; parameters {TUNED[key]}"))
+    print(render(tests, "table", title=f"{key}: paired tests over the test pseudo-documents"))
+    out[key] = {"split": f"bench/tune_segment.py --data {key} --seed {seed}: test split", "test_documents":
+                len(test), "characters": chars, "tuned": TUNED[key], "rows": rows, "tests": tests}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--only", choices=["reuters", "pku", "ja"], action="append")
+    parser.add_argument("--seed", type=int, default=0, help="the split seed of bench/tune_segment.py")
     args = parser.parse_args()
     from termx.storage.db import get_engine
 
@@ -176,10 +193,9 @@ def main() -> None:
         if "reuters" in only:
             reuters(engine, out)
         if "pku" in only:
-            asian(engine, out, "pku", pku_gold_lines(), True)
+            asian(engine, out, "pku", args.seed)
         if "ja" in only:
-            asian(engine, out, "ja_gsd_dev", ud_japanese_lines(),
-                  False)
+            asian(engine, out, "ja", args.seed)
     finally:
         for c in list_corpora(engine):
             if c.name.startswith("bench_seg_"):

@@ -14,51 +14,16 @@ up to 50 rules in the same run. NLTK is needed only here: `.venv/bin/pip install
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from _data import data_dir
+from _data import data_dir, reuters_first_lines
 
 from termx.tbl import DEFAULT_TEMPLATES, apply, learn
-from termx.tbl.segmentation import BOUNDARY, TAG_NAMES, encode_lines
+from termx.tbl.segmentation import TAG_NAMES, bigram_baseline, encode_lines
 
 DATA = data_dir() / "en" / "reuters21578.jsonl"
-
-
-def load_lines(path: Path, n_chars: int) -> list[str]:
-    """Non-empty, white-space-normalised lines of the first documents, ~n_chars characters in all."""
-    out: list[str] = []
-    total = 0
-    with path.open(encoding="utf-8") as f:
-        for raw in f:
-            for line in json.loads(raw)["text"].splitlines():
-                words = line.split()
-                if not words:
-                    continue
-                out.append(" ".join(words))
-                total += sum(len(w) for w in words)
-                if total >= n_chars:
-                    return out
-    return out
-
-
-def bigram_baseline(tokens: np.ndarray, gold: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """| iff (previous char, char) is more often a word start than not in the training data."""
-    first = np.zeros(tokens.size, bool)
-    first[(np.cumsum(lengths) - lengths)[lengths > 0]] = True
-    prev = np.roll(tokens, 1)
-    pairs = Counter()
-    starts = Counter()
-    for p, c, g, f in zip(prev.tolist(), tokens.tolist(), gold.tolist(), first.tolist(), strict=True):
-        if not f:
-            pairs[p, c] += 1
-            starts[p, c] += g == BOUNDARY
-    init = np.array([BOUNDARY if f else int(2 * starts[p, c] > pairs[p, c])
-                     for p, c, f in zip(prev.tolist(), tokens.tolist(), first.tolist(), strict=True)], np.int64)
-    return init
 
 
 def split(a: np.ndarray, lengths: np.ndarray) -> list[list[int]]:
@@ -102,7 +67,7 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=10, help="print this many rules of each learner")
     args = ap.parse_args()
 
-    lines = load_lines(args.data, args.chars)
+    lines = reuters_first_lines(args.chars, args.data)
     enc = encode_lines(lines)
     init = bigram_baseline(enc.tokens, enc.tags, enc.lengths)
     n = enc.tokens.size

@@ -21,7 +21,6 @@ Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints th
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import itertools
 import json
 import sys
@@ -45,9 +44,9 @@ GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"theta0": [16.0, 24.0, 32.0, 48.0], "kappa": [10.0],
                 "weight": [0.5, 1.0, 2.0], "theta": [-4.0, -2.0, 0.0, 2.0, 4.0, 8.0]},
     "pku": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0],
-            "weight": [0.5, 1.0, 2.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
+            "weight": [0.5, 1.0, 2.0, 3.0, 4.0], "theta": [-32.0, -24.0, -16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
     "ja": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0],
-           "weight": [0.5, 1.0, 2.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
+           "weight": [0.5, 1.0, 2.0, 3.0, 4.0], "theta": [-32.0, -24.0, -16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
 }
 PER_DOC = 10
 REUTERS_TEST = 1634
@@ -111,6 +110,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dev-docs", type=int, default=300, help="reuters: devtest documents")
     parser.add_argument("--dev-fraction", type=float, default=0.25, help="pku/ja: devtest share of pseudo-docs")
+    parser.add_argument("--theta0", type=float, action="append",
+                        help="search only these theta0 values (a smaller grid, e.g. for Reuters under load)")
     parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
     from termx.storage.db import get_engine
@@ -126,16 +127,16 @@ def main() -> None:
         index = load_index(engine, corpus)
         dev_docs = [spaced[k] for k in dev]
         measure = "boundary" if args.data == "reuters" else "word"
-        grid = GRIDS[args.data]
+        grid = {**GRIDS[args.data], **({"theta0": args.theta0} if args.theta0 else {})}
+        print(f"grid: {json.dumps(grid)}", flush=True)
         rows: list[dict[str, Any]] = []
         for theta0, kappa in itertools.product(grid["theta0"], grid["kappa"]):
             t0 = time.perf_counter()
             seg = Segmenter(index, Scorer.branching, options={"theta0": theta0, "kappa": kappa})
             train_s = time.perf_counter() - t0
             assert seg.model is not None
-            trained = seg.model.params
             for weight, theta in itertools.product(grid["weight"], grid["theta"]):
-                seg.model.params = dataclasses.replace(trained, weight=weight, theta=theta)
+                seg.model.set_final(weight, theta)  # (assigning model.params alone left the search unchanged)
                 scores = pooled(dev_docs, segment(seg, index, dev_docs, dev))
                 rows.append({"theta0": theta0, "kappa": kappa, "weight": weight, "theta": theta,
                              "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,

@@ -260,6 +260,23 @@ def test_branching_learns_words_of_a_repetitive_corpus() -> None:
     assert seg.segment("thecatsatonthemat") == ["the", "cat", "sat", "on", "the", "mat"]
 
 
+def test_set_final_equals_a_model_trained_with_those_parameters() -> None:
+    """bench/tune_segment.py changes λ and θ on a trained model; that must segment as a fresh model does (and
+    the change must matter, or the test would pass with a set_final that does nothing)."""
+    words = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran"]
+    rng = np.random.default_rng(5)
+    index = memory_index(["".join(rng.choice(words, 40)) for _ in range(6)])
+    text = "thecatsatonthematadogran"
+    tuned = Segmenter(index, Scorer.branching)
+    assert tuned.model is not None
+    before = tuned.segment(text)
+    tuned.model.set_final(0.5, -40.0)
+    fresh = Segmenter(index, Scorer.branching, options={"weight": 0.5, "theta": -40.0})
+    assert tuned.segment(text) == fresh.segment(text)
+    assert tuned.segment(text) != before
+    assert tuned.model.params == fresh.model.params  # type: ignore[union-attr]
+
+
 # --- scorers -----------------------------------------------------------------------------------------------------
 
 

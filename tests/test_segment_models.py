@@ -68,7 +68,7 @@ def test_tables_hold_only_what_scores_need() -> None:
 def test_unspaced_scripts_get_their_own_defaults() -> None:
     han = memory_index(["北京大学生前来应聘" * 3, "研究生命起源" * 3], Unit.char)
     latin = memory_index(["the cat sat on the mat 北京"] * 3, Unit.char)
-    assert Segmenter(han, Scorer.branching).params == BranchingParams.unspaced().as_dict()
+    assert Segmenter(han, Scorer.branching).params == DEFAULTS["unspaced"].as_dict()
     assert Segmenter(latin, Scorer.branching).params == BranchingParams().as_dict()
     assert Segmenter(han, Scorer.branching, options={"theta": 1.0}).params["theta"] == 1.0
 

@@ -6,6 +6,7 @@ character, 0 (`·`) = it continues the previous word. A line's first character i
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -91,3 +92,19 @@ def correct_segmentation(model: Model, pred_lines: Sequence[str]) -> list[str]:
                          hint="train it with `termx tbl train GOLD PRED`")
     pred = encode_lines(pred_lines)
     return decode_lines(pred.tokens, apply(model.rules, pred.tokens, pred.tags, pred.lengths), pred.lengths)
+
+
+def bigram_baseline(tokens: np.ndarray, gold: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A supervised initial state: `|` iff the (previous character, character) pair starts a word more often
+    than not in the gold tags; a line's first character is `|` (the benchmark's and its test's start)."""
+    first = np.zeros(tokens.size, bool)
+    first[(np.cumsum(lengths) - lengths)[lengths > 0]] = True
+    prev = np.roll(tokens, 1)
+    pairs: Counter[tuple[int, int]] = Counter()
+    starts: Counter[tuple[int, int]] = Counter()
+    for p, c, g, f in zip(prev.tolist(), tokens.tolist(), gold.tolist(), first.tolist(), strict=True):
+        if not f:
+            pairs[p, c] += 1
+            starts[p, c] += g == BOUNDARY
+    return np.array([BOUNDARY if f else int(2 * starts[p, c] > pairs[p, c])
+                     for p, c, f in zip(prev.tolist(), tokens.tolist(), first.tolist(), strict=True)], np.int64)

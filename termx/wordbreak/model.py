@@ -15,7 +15,8 @@ times as a substring but is rarely a word of the evidence segmentation).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
 
 import numba as nb
 import numpy as np
@@ -40,15 +41,21 @@ class BranchingParams:
     theta: float = 2.0        # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
 
-    @classmethod
-    def unspaced(cls) -> BranchingParams:
-        """Defaults for corpora mostly in Han, Kana or Hangul: θ₀, λ, θ chosen by word F1 on the first quarter of
-        the SIGHAN 2005 PKU test lines (development lines, never scored; docs/segment.md)."""
-        return cls(theta0=0.0, weight=1.0, theta=-12.0)
-
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
         return asdict(self)
+
+
+DEFAULTS: dict[str, BranchingParams] = {
+    # Spaced-script text (Reuters `alnum`): chosen by hand on 300 Reuters context documents (docs/segment.md);
+    # `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed weight 2, theta -4 instead (grid edge).
+    "spaced": BranchingParams(),
+    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
+    # (devtest word F1 .7094 on 49 PKU pseudo-documents; `--data ja` chose the same theta0/kappa with
+    # weight 4, theta -16).
+    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, weight=4.0, theta=-24.0),
+}
+"""Default branching parameters per kind of script, the one place they are kept."""
 
 
 class BranchingModel:
@@ -76,6 +83,12 @@ class BranchingModel:
         self.words = WordScores(self.log_p, self.log_p_unknown, params.weight, params.theta, index.cls_lbl,
                                 self.type_offset, 1)
 
+    def set_final(self, weight: float, theta: float) -> None:
+        """Change λ and θ of the final segmentation without retraining (they play no part in self-training):
+        both the stored parameters and the word scores the search reads."""
+        self.params = replace(self.params, weight=weight, theta=theta)
+        self.words = replace(self.words, weight=weight, theta=theta)
+
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
         """Segment every document by evidence alone and count its words per (class, length)."""
         index, rev = self.index, self.branching.reverse
@@ -84,12 +97,7 @@ class BranchingModel:
         starts = index.doc_start.astype(np.int64)
         lengths = index.doc_len.astype(np.int64)
         progress.start("self-training", int(lengths.sum()))
-        d = 0
-        while d < len(starts):
-            e = d + 1
-            while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
-                e += 1
-            lo, hi = int(starts[d]), int(starts[e - 1] + lengths[e - 1])
+        for d, e, lo, hi in document_chunks(index):
             fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
             rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
             classes = corpus_classes(index, lo, hi)
@@ -99,7 +107,6 @@ class BranchingModel:
                                   self.branching.mean, self.params.kappa, self.params.theta0, self.max_len,
                                   index.cls_lbl, self.type_offset, counts)
             progress.advance(int(lengths[d:e].sum()))
-            d = e
         progress.finish()
         return counts, words
 
@@ -124,6 +131,18 @@ class BranchingModel:
                        self.branching.reverse.cls_sil, self.branching.reverse_tree.branches, self.branching.mean,
                        self.params.kappa, ev_lo, ev)
         return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev)
+
+
+def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
+    """Whole documents d..e-1 covering tokens lo..hi-1, at most CHUNK_TOKENS per chunk (or one document)."""
+    starts, lengths = index.doc_start.astype(np.int64), index.doc_len.astype(np.int64)
+    d = 0
+    while d < len(starts):
+        e = d + 1
+        while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
+            e += 1
+        yield d, e, int(starts[d]), int(starts[e - 1] + lengths[e - 1])
+        d = e
 
 
 @nb.njit(cache=True)

@@ -21,7 +21,7 @@ from termx.wordbreak.candidates import (
 )
 from termx.wordbreak.entropy import corpus_classes, mostly_unspaced, text_classes
 from termx.wordbreak.lines import Batch
-from termx.wordbreak.model import CHUNK_TOKENS, BranchingModel, BranchingParams
+from termx.wordbreak.model import CHUNK_TOKENS, DEFAULTS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import WordScores, viterbi
 
@@ -30,7 +30,7 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], unspaced: bool =
     """A scorer's parameters: its defaults (for an `unspaced` script where they differ) overridden by `options`
     (InputError names the valid keys)."""
     if scorer is Scorer.branching:
-        params: dict[str, float] = (BranchingParams.unspaced() if unspaced else BranchingParams()).as_dict()
+        params: dict[str, float] = DEFAULTS["unspaced" if unspaced else "spaced"].as_dict()
     else:
         params = {"beta": DEFAULT_BETA[scorer]}
     for key, value in options.items():

@@ -1,0 +1,106 @@
+"""Real-data regression tests: each published word-breaking and TBL figure, re-computed, within a stated tolerance.
+
+Marked `slow` (deselect with `-m 'not slow'`). The data is found as bench/_data.py finds it ($TERMX_DATA, else
+../shared/data next to the repository); every test skips when its file is absent. The loaders and the seeded
+train/devtest/test split are the bench scripts' own (bench/_data.py, bench/tune_segment.py), so a test measures
+exactly the documents the docs name. Tolerance: ±0.002 absolute on an F1 (the figures are deterministic; the
+margin only absorbs rounding in the docs); TBL accuracies are printed to 4 decimals, so ±0.00005.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy.engine import Engine
+
+from termx.evaluation.metrics import micro_average
+from termx.experiments.whitespace import Condition, run_whitespace
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.storage.store import drop_corpus
+from termx.tbl import learn
+from termx.tbl.segmentation import TAG_NAMES, bigram_baseline, encode_lines
+from termx.wordbreak import Scorer
+
+pytestmark = pytest.mark.slow
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("TERMX_DATA") or REPOSITORY.parent / "shared" / "data")
+F1_TOLERANCE = 0.002
+ACCURACY_TOLERANCE = 0.00005
+
+PKU = DATA / "zh" / "sighan2005-pku" / "pku_test_gold.utf8"
+JA = DATA / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu"
+REUTERS = DATA / "en" / "reuters21578.jsonl"
+
+# (data, published word F1 on the test split of `bench/tune_segment.py --data KEY --seed 0`) — docs/segment.md
+SPLIT_FIGURES = {"pku": 0.7106, "ja": 0.5490}
+REUTERS_ALONE_BOUNDARY_F1 = 0.8794  # the first 1,634 documents indexed alone, branching defaults (docs/segment.md)
+
+
+def bench_modules():  # type: ignore[no-untyped-def]
+    """bench/_data.py, bench/tune_segment.py and bench/bench_segment.py (they import each other by file name)."""
+    sys.path.insert(0, str(REPOSITORY / "bench"))
+    try:
+        import _data
+        import bench_segment
+        import tune_segment
+    finally:
+        sys.path.remove(str(REPOSITORY / "bench"))
+    return _data, tune_segment, bench_segment
+
+
+@pytest.mark.parametrize("key", ["pku", "ja"])
+def test_unspaced_test_split_word_f1(engine: Engine, key: str) -> None:
+    """Branching with the parameters tune_segment.py chose, scored on the test pseudo-documents only."""
+    if not (PKU if key == "pku" else JA).is_file():
+        pytest.skip(f"no {key} data under {DATA}")
+    data, tune, bench = bench_modules()
+    _spaced, dev, test, _unit, _cond = tune.documents(key, 0, 300, 0.25)
+    assert not set(dev) & set(test)
+    lines = data.pku_gold_lines() if key == "pku" else data.ud_japanese_lines()
+    corpus = f"published_{key}"
+    try:
+        report = run_whitespace(engine, [Document(f"l{n}", line) for n, line in enumerate(lines)], corpus,
+                                unit=Unit.char, condition=Condition.raw, lines_per_doc=tune.PER_DOC,
+                                scorers=[Scorer.branching], options={"branching": bench.TUNED[key]}, replace=True)
+    finally:
+        drop_corpus(engine, corpus)
+    result = next(r for r in report.results if r.scorer == "branching")
+    word = micro_average([result.per_document[k]["word"] for k in test])
+    assert word.f1 == pytest.approx(SPLIT_FIGURES[key], abs=F1_TOLERANCE)
+
+
+def test_reuters_evaluation_documents_alone(engine: Engine) -> None:
+    """The first 1,634 Reuters documents (by newid) indexed alone, `alnum`, branching with its defaults."""
+    if not REUTERS.is_file():
+        pytest.skip(f"no Reuters data under {DATA}")
+    data, tune, _bench = bench_modules()
+    corpus = "published_reuters_alone"
+    try:
+        report = run_whitespace(engine, data.reuters_documents()[:tune.REUTERS_TEST], corpus,
+                                scorers=[Scorer.branching], replace=True)
+    finally:
+        drop_corpus(engine, corpus)
+    result = next(r for r in report.results if r.scorer == "branching")
+    assert report.eval_documents == 1634
+    assert result.boundary.f1 == pytest.approx(REUTERS_ALONE_BOUNDARY_F1, abs=F1_TOLERANCE)
+
+
+def test_tbl_bigram_baseline_figure() -> None:
+    """docs/tbl.md: 100,042 tags of the first Reuters lines, 50 rules, training accuracy .9092 -> .9293."""
+    if not REUTERS.is_file():
+        pytest.skip(f"no Reuters data under {DATA}")
+    data, _tune, _bench = bench_modules()
+    enc = encode_lines(data.reuters_first_lines(100_000))
+    init = bigram_baseline(enc.tokens, enc.tags, enc.lengths)
+    model = learn(enc.tokens, enc.tags, init, enc.lengths, max_rules=50, min_score=2, tag_names=TAG_NAMES,
+                  token_kind="char")
+    assert enc.tokens.size == 100_042
+    assert float(np.mean(init == enc.tags)) == pytest.approx(0.9092, abs=ACCURACY_TOLERANCE)
+    assert len(model.rules) == 50
+    assert model.accuracy_after == pytest.approx(0.9293, abs=ACCURACY_TOLERANCE)
