@@ -18,7 +18,7 @@ from termx.index.units import Unit
 from termx.wordbreak import Scorer, Segmenter, model
 from termx.wordbreak import stored as stored_module
 from termx.wordbreak.compact import CompactModel, compact_model
-from termx.wordbreak.model import BranchingParams
+from termx.wordbreak.model import DEFAULTS
 from termx.wordbreak.stored import segment_model
 from tests.test_segment import memory_index
 
@@ -69,7 +69,7 @@ def test_unspaced_scripts_get_their_own_defaults() -> None:
     han = memory_index(["北京大学生前来应聘" * 3, "研究生命起源" * 3], Unit.char)
     latin = memory_index(["the cat sat on the mat 北京"] * 3, Unit.char)
     assert Segmenter(han, Scorer.branching).params == DEFAULTS["unspaced"].as_dict()
-    assert Segmenter(latin, Scorer.branching).params == BranchingParams().as_dict()
+    assert Segmenter(latin, Scorer.branching).params == DEFAULTS["spaced"].as_dict()
     assert Segmenter(han, Scorer.branching, options={"theta": 1.0}).params["theta"] == 1.0
 
 
