@@ -46,6 +46,10 @@ def index(
     invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
                                                "byte offset) or replace with U+FFFD and count.")] = OnInvalid.reject,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
+    fold_case: Annotated[bool, typer.Option("--fold-case", help="Index the text lower-cased (every character "
+                                            "whose lower case has the same length; offsets stay the original's); "
+                                            "look-ups then fold their patterns too, so stats are "
+                                            "case-insensitive. Concordance lines show the folded text.")] = False,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
@@ -58,7 +62,8 @@ def index(
 
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
-        summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress)
+        summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress,
+                              fold_case)
     if fmt is Format.json:
         emit(to_json(summary.as_dict()))
     elif fmt is Format.table:
