@@ -67,7 +67,8 @@ KS = (50, 100, 500, 1000)
 BIN = 50
 
 
-def _corpus(engine: sa.Engine, name: str, docs: list[Document], unit: Unit, rebuild: bool) -> None:
+def _corpus(engine: sa.Engine, name: str, docs: list[Document], unit: Unit, rebuild: bool,
+            fold_case: bool = False) -> None:
     """Index `docs` as `name` unless it exists (or rebuild), then make sure its candidates are stored."""
     try:
         get_corpus(engine, name)
@@ -76,7 +77,7 @@ def _corpus(engine: sa.Engine, name: str, docs: list[Document], unit: Unit, rebu
         exists = False
     if rebuild or not exists:
         t0 = time.perf_counter()
-        index_documents(engine, name, docs, unit, replace=True)
+        index_documents(engine, name, docs, unit, replace=True, fold_case=fold_case)
         print(f"  indexed {name}: {len(docs)} documents in {time.perf_counter() - t0:.1f} s")
     t0 = time.perf_counter()
     ensure_candidates(engine, name)

@@ -12,12 +12,12 @@ K = |gold of the part| terms: P = R = F1.
 The search (one pass per domain, the same flags for both domains; the winner has the best mean development F1
 over corp and wind, ties to the earlier grid point):
 - documents: files or paragraphs (blank-line separated) as the corpus's documents;
+- case: as written, or folded (`termx index --fold-case`, the reference corpus folded too);
 - --min-df 1, 2, 3, 5;
 - --rank adaptation, poisson, ridf, freq, df, specificity (reference: Reuters-21578, unit word);
 - nested-term discount (C-value style, computed here, `+nested`): for freq and specificity, a candidate's freq
   is replaced by freq minus the mean freq of the longer candidates (same filters) that contain it as whole
   tokens, before scoring.
-Case folding (`termx index --fold-case`) is not searched: it is not implemented (see the report).
 
 Every (documents, min-df) row also prints the recall ceiling: the share of the part's gold terms that are
 candidates at all (lower-cased), so a reader sees what the ranking could reach.
@@ -52,10 +52,11 @@ from termx.terms import extract_terms
 
 DOMAINS = ("corp", "wind")
 SCHEMES = ("files", "paragraphs")
+CASES = ("kept", "folded")
 MIN_DFS = (1, 2, 3, 5)
 RANKS = ("adaptation", "poisson", "ridf", "freq", "df", "specificity", "freq+nested", "specificity+nested")
-BASELINE = ("files", 3, "freq")
-PREVIOUS = ("files", 3, "specificity")
+BASELINE = ("files", "kept", 3, "freq")
+PREVIOUS = ("files", "kept", 3, "specificity")
 MAX_NESTED_TOKENS = 12   # longer candidates are not searched for nested sub-terms (none are gold terms)
 
 
@@ -144,41 +145,43 @@ def main() -> None:
     engine: sa.Engine = get_engine(args.db)
     ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(data_dir() / "en/reuters21578.jsonl")
                 if r["text"].strip()]
-    _corpus(engine, REFERENCE, ref_docs, Unit.word, args.rebuild)
+    refs = {"kept": REFERENCE, "folded": f"{REFERENCE}-folded"}
+    for case, ref in refs.items():
+        _corpus(engine, ref, ref_docs, Unit.word, args.rebuild, case == "folded")
     ref_tokens = get_corpus(engine, REFERENCE).tokens
     split = {d: parts(d, args.seed) for d in DOMAINS}
     print(f"seed {args.seed}; split of the annotated files by document (dev | test):")
     for d in DOMAINS:
         dev, test = split[d]
         print(f"  {d}: dev {dev.files} (K = {len(dev.gold)}) | test {test.files} (K = {len(test.gold)})")
-    lists: dict[tuple[str, str, int, str], list[str]] = {}
-    ceiling: dict[tuple[str, str, int, int], float] = {}
-    for d, scheme in itertools.product(DOMAINS, SCHEMES):
+    lists: dict[tuple[str, str, str, int, str], list[str]] = {}
+    ceiling: dict[tuple[str, str, str, int, int], float] = {}
+    for d, scheme, case in itertools.product(DOMAINS, SCHEMES, CASES):
         docs, _ = _acter_docs(data_dir() / f"en/acter/{d}", scheme == "paragraphs")
-        name = f"bench-terms-acter-{d}-{scheme}"
-        _corpus(engine, name, docs, Unit.word, args.rebuild)
+        name = f"bench-terms-acter-{d}-{scheme}" + ("-folded" if case == "folded" else "")
+        _corpus(engine, name, docs, Unit.word, args.rebuild, case == "folded")
         tokens = get_corpus(engine, name).tokens
         rows = {r: extract_terms(engine, name, r, 10**8, min_df=1, min_len=1,
-                                 reference=REFERENCE if r == "specificity" else None)
+                                 reference=refs[case] if r == "specificity" else None)
                 for r in {x.partition("+")[0] for x in RANKS}}
         for m in MIN_DFS:
             cands = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
             for p, part in enumerate(split[d]):
-                ceiling[(d, scheme, m, p)] = len(part.gold & cands) / len(part.gold)
+                ceiling[(d, scheme, case, m, p)] = len(part.gold & cands) / len(part.gold)
             for rank in RANKS:
-                lists[(d, scheme, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
+                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
 
-    grid = list(itertools.product(SCHEMES, MIN_DFS, RANKS))
+    grid = list(itertools.product(SCHEMES, CASES, MIN_DFS, RANKS))
     dev_f1 = {(d, *g): f1_list(lists[(d, *g)], split[d][0])[0] for d in DOMAINS for g in grid}
     print("\nDevelopment F1 (mean of corp and wind; recall ceiling per domain in brackets):")
-    print(f"  {'documents, min-df':<20}" + "".join(f"{r:>20}" for r in RANKS))
-    for scheme, m in itertools.product(SCHEMES, MIN_DFS):
-        cells = [f"{sum(dev_f1[(d, scheme, m, r)] for d in DOMAINS) / len(DOMAINS):.3f}" for r in RANKS]
-        ceil = "/".join(f"{ceiling[(d, scheme, m, 0)]:.2f}" for d in DOMAINS)
-        print(f"  {scheme + ', ' + str(m) + ' [' + ceil + ']':<20}" + "".join(f"{c:>20}" for c in cells))
+    print(f"  {'documents, case, min-df [ceiling]':<36}" + "".join(f"{r:>19}" for r in RANKS))
+    for scheme, case, m in itertools.product(SCHEMES, CASES, MIN_DFS):
+        cells = [f"{sum(dev_f1[(d, scheme, case, m, r)] for d in DOMAINS) / len(DOMAINS):.3f}" for r in RANKS]
+        ceil = "/".join(f"{ceiling[(d, scheme, case, m, 0)]:.2f}" for d in DOMAINS)
+        print(f"  {f'{scheme}, {case}, {m} [{ceil}]':<36}" + "".join(f"{c:>19}" for c in cells))
     chosen = max(grid, key=lambda g: (sum(dev_f1[(d, *g)] for d in DOMAINS), -grid.index(g)))
-    print(f"\nchosen (seed {args.seed}): documents={chosen[0]} --min-df {chosen[1]} --rank {chosen[2]}  "
-          f"(dev F1 " + ", ".join(f"{d} {dev_f1[(d, *chosen)]:.3f}" for d in DOMAINS) + ")")
+    print(f"\nchosen (seed {args.seed}): documents={chosen[0]} case={chosen[1]} --min-df {chosen[2]} "
+          f"--rank {chosen[3]}  (dev F1 " + ", ".join(f"{d} {dev_f1[(d, *chosen)]:.3f}" for d in DOMAINS) + ")")
 
     print("\nTest part only (never used above):")
     for d in DOMAINS:
@@ -187,8 +190,8 @@ def main() -> None:
         for label, g in (("chosen", chosen), ("freq baseline", BASELINE), ("previous default", PREVIOUS)):
             f1, top = f1_list(lists[(d, *g)], test)
             out[label] = top
-            print(f"  {d} {label:<17} {g[0]}, min-df {g[1]}, {g[2]:<18} F1 {f1:.3f}  "
-                  f"(recall ceiling {ceiling[(d, g[0], g[1], 1)]:.3f}, K = {len(test.gold)})")
+            print(f"  {d} {label:<17} {g[0]}, {g[1]}, min-df {g[2]}, {g[3]:<18} F1 {f1:.3f}  "
+                  f"(recall ceiling {ceiling[(d, *g[:3], 1)]:.3f}, K = {len(test.gold)})")
         for other in ("freq baseline", "previous default"):
             print(f"  {d} chosen vs {other}: {_paired(out['chosen'], out[other], test.gold.__contains__, other)}")
 
