@@ -50,6 +50,7 @@ from termx.errors import CorpusNotFound
 from termx.evaluation.paired import mcnemar, sign_test
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.ingest import paragraphs as split_paragraphs
 from termx.index.units import Unit
 from termx.nulls import poisson_adaptation
 from termx.storage.db import get_engine
@@ -181,8 +182,7 @@ def _acter_docs(domain: Path, paragraphs: bool) -> tuple[list[Document], str]:
     files = annotated + sorted((domain / "unannotated_texts").glob("*.txt"))
     texts = {p: p.read_text(encoding="utf-8") for p in files}
     if paragraphs:
-        docs = [Document(f"{p.stem}-{n}", para) for p in files
-                for n, para in enumerate(re.split(r"\n\s*\n", texts[p])) if para.strip()]
+        docs = [d for p in files for d in split_paragraphs(texts[p], p.stem)]   # as `termx index --input paragraphs`
     else:
         docs = [Document(p.stem, texts[p]) for p in files]
     return docs, "\n".join(texts[p] for p in annotated).lower()

@@ -42,7 +42,9 @@ def index(
     max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Compute df_1..df_K.")] = DEFAULT_MAX_K,
     input_mode: Annotated[InputMode, typer.Option("--input", help="auto: .jsonl/.ndjson files are JSON lines "
                                                   "({\"text\", \"id\"?, \"title\"?}), other files one document "
-                                                  "each; lines: one document per line.")] = InputMode.auto,
+                                                  "each; lines: one document per line; paragraphs: one "
+                                                  "document per blank-line separated paragraph (term "
+                                                  "extraction on long files: docs/terms.md).")] = InputMode.auto,
     invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
                                                "byte offset) or replace with U+FFFD and count.")] = OnInvalid.reject,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
