@@ -48,6 +48,7 @@ from _data import data_dir
 
 from termx.errors import CorpusNotFound
 from termx.evaluation.paired import mcnemar, sign_test
+from termx.evaluation.termlists import occurs_in, top_k
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.ingest import paragraphs as split_paragraphs
@@ -188,31 +189,6 @@ def _acter_docs(domain: Path, paragraphs: bool) -> tuple[list[Document], str]:
     return docs, "\n".join(texts[p] for p in annotated).lower()
 
 
-def _top_k(terms: list[str], k: int, keep: Any) -> list[str]:
-    """The first k distinct lower-cased terms that `keep` accepts."""
-    seen: dict[str, None] = {}
-    for t in terms:
-        low = t.lower()
-        if low not in seen and keep(low):
-            seen[low] = None
-            if len(seen) == k:
-                break
-    return list(seen)
-
-
-def _in_text(text: str) -> Any:
-    """A predicate: does a lower-cased term occur in `text` (lower-cased) as whole words?"""
-    words = set(re.findall(r"\w+", text))
-    cache: dict[str, bool] = {}
-
-    def occurs(term: str) -> bool:
-        if term not in cache:
-            cache[term] = all(w in words for w in re.findall(r"\w+", term)) and \
-                re.search(r"(?<!\w)" + re.escape(term) + r"(?!\w)", text) is not None
-        return cache[term]
-    return occurs
-
-
 def _ceiling(engine: sa.Engine, name: str, gold: set[str], min_df: int) -> float:
     """The recall ceiling: the share of the gold terms that are candidates at all (lower-cased, --min-len 1)."""
     cands = {r["term"].lower() for r in extract_terms(engine, name, "freq", 10**8, min_df=min_df, min_len=1)}
@@ -241,11 +217,11 @@ def acter(engine: sa.Engine, rebuild: bool) -> None:
         f1s: dict[tuple[str, int], list[str]] = {}
         for scheme in ("files", "paragraphs"):
             docs, annotated = _acter_docs(domain, scheme == "paragraphs")
-            occurs = _in_text(annotated)
+            occurs = occurs_in(annotated)
             name = f"bench-terms-acter-{dom}-{scheme}"
             _corpus(engine, name, docs, Unit.word, rebuild)
             for min_df in (3, 2, 1, 5):
-                lists = {r: _top_k(_ranked(engine, name, r, 10**6, min_len=1, min_df=min_df), k, occurs)
+                lists = {r: top_k(_ranked(engine, name, r, 10**6, min_len=1, min_df=min_df), k, occurs)
                          for r in ACTER_RANKS}
                 f1s[(scheme, min_df)] = [f"{2 * len(set(lists[r]) & gold) / (len(lists[r]) + k):.3f}"
                                          for r in ACTER_RANKS] + [f"{_ceiling(engine, name, gold, min_df):.3f}"]

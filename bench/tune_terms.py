@@ -41,9 +41,10 @@ from typing import Any
 
 import sqlalchemy as sa
 from _data import data_dir
-from bench_terms import REFERENCE, _acter_docs, _corpus, _in_text, _jsonl, _paired, _top_k
+from bench_terms import REFERENCE, _acter_docs, _corpus, _jsonl, _paired
 
 from termx.evaluation.splits import train_devtest_test
+from termx.evaluation.termlists import f1_at_gold_size, occurs_in
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import get_engine
@@ -82,7 +83,7 @@ def parts(domain: str, seed: int) -> tuple[Part, Part]:
     gold = _gold(domain)
     out = []
     for files in (split.train, split.test):
-        occurs = _in_text("\n".join(texts[f] for f in files))
+        occurs = occurs_in("\n".join(texts[f] for f in files))
         out.append(Part(sorted(files), {g for g in gold if occurs(g)}, occurs))
     return out[0], out[1]
 
@@ -132,8 +133,7 @@ def ranked(rows_by_rank: dict[str, list[dict[str, Any]]], rank: str, min_df: int
 
 
 def f1_list(terms: list[str], part: Part) -> tuple[float, list[str]]:
-    top = _top_k(terms, len(part.gold), part.occurs)
-    return 2 * len(set(top) & part.gold) / (len(top) + len(part.gold)), top
+    return f1_at_gold_size(terms, part.gold, part.occurs)
 
 
 def main() -> None:
