@@ -136,6 +136,28 @@ def f1_list(terms: list[str], part: Part) -> tuple[float, list[str]]:
     return f1_at_gold_size(terms, part.gold, part.occurs)
 
 
+def references(engine: sa.Engine, rebuild: bool) -> tuple[dict[str, str], int]:
+    """The reference corpus (Reuters-21578, unit word) as written and folded: names by case, and its tokens."""
+    ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(data_dir() / "en/reuters21578.jsonl")
+                if r["text"].strip()]
+    refs = {"kept": REFERENCE, "folded": f"{REFERENCE}-folded"}
+    for case, ref in refs.items():
+        _corpus(engine, ref, ref_docs, Unit.word, rebuild, case == "folded")
+    return refs, get_corpus(engine, REFERENCE).tokens
+
+
+def candidate_rows(engine: sa.Engine, domain: str, scheme: str, case: str, ranks: set[str], refs: dict[str, str],
+                   rebuild: bool) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """Index a domain as `scheme` documents in `case`; every candidate (min-df 1, min-len 1) of each ranking, best
+    first, and the corpus's tokens."""
+    docs, _ = _acter_docs(data_dir() / f"en/acter/{domain}", scheme == "paragraphs")
+    name = f"bench-terms-acter-{domain}-{scheme}" + ("-folded" if case == "folded" else "")
+    _corpus(engine, name, docs, Unit.word, rebuild, case == "folded")
+    rows = {r: extract_terms(engine, name, r, 10**8, min_df=1, min_len=1,
+                             reference=refs[case] if r == "specificity" else None) for r in ranks}
+    return rows, get_corpus(engine, name).tokens
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
@@ -143,12 +165,7 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true")
     args = ap.parse_args()
     engine: sa.Engine = get_engine(args.db)
-    ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(data_dir() / "en/reuters21578.jsonl")
-                if r["text"].strip()]
-    refs = {"kept": REFERENCE, "folded": f"{REFERENCE}-folded"}
-    for case, ref in refs.items():
-        _corpus(engine, ref, ref_docs, Unit.word, args.rebuild, case == "folded")
-    ref_tokens = get_corpus(engine, REFERENCE).tokens
+    refs, ref_tokens = references(engine, args.rebuild)
     split = {d: parts(d, args.seed) for d in DOMAINS}
     print(f"seed {args.seed}; split of the annotated files by document (dev | test):")
     for d in DOMAINS:
@@ -157,13 +174,8 @@ def main() -> None:
     lists: dict[tuple[str, str, str, int, str], list[str]] = {}
     ceiling: dict[tuple[str, str, str, int, int], float] = {}
     for d, scheme, case in itertools.product(DOMAINS, SCHEMES, CASES):
-        docs, _ = _acter_docs(data_dir() / f"en/acter/{d}", scheme == "paragraphs")
-        name = f"bench-terms-acter-{d}-{scheme}" + ("-folded" if case == "folded" else "")
-        _corpus(engine, name, docs, Unit.word, args.rebuild, case == "folded")
-        tokens = get_corpus(engine, name).tokens
-        rows = {r: extract_terms(engine, name, r, 10**8, min_df=1, min_len=1,
-                                 reference=refs[case] if r == "specificity" else None)
-                for r in {x.partition("+")[0] for x in RANKS}}
+        rows, tokens = candidate_rows(engine, d, scheme, case, {x.partition("+")[0] for x in RANKS}, refs,
+                                      args.rebuild)
         for m in MIN_DFS:
             cands = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
             for p, part in enumerate(split[d]):
