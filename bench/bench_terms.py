@@ -70,8 +70,9 @@ BIN = 50
 
 
 def _corpus(engine: sa.Engine, name: str, docs: list[Document], unit: Unit, rebuild: bool,
-            fold_case: bool = False) -> None:
-    """Index `docs` as `name` unless it exists (or rebuild), then make sure its candidates are stored."""
+            fold_case: bool = False, candidates: bool = True) -> None:
+    """Index `docs` as `name` unless it exists (or rebuild), then make sure its candidates are stored (unless
+    not `candidates`: a specificity reference needs only its index)."""
     try:
         get_corpus(engine, name)
         exists = True
@@ -81,6 +82,8 @@ def _corpus(engine: sa.Engine, name: str, docs: list[Document], unit: Unit, rebu
         t0 = time.perf_counter()
         index_documents(engine, name, docs, unit, replace=True, fold_case=fold_case)
         print(f"  indexed {name}: {len(docs)} documents in {time.perf_counter() - t0:.1f} s")
+    if not candidates:
+        return
     t0 = time.perf_counter()
     ensure_candidates(engine, name)
     print(f"  candidates of {name} ready in {time.perf_counter() - t0:.1f} s")
@@ -201,7 +204,7 @@ def acter(engine: sa.Engine, rebuild: bool) -> None:
           "  candidate is listed only if it occurs there (whole words, lower-cased).")
     root = DATA / "en/acter"
     ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(DATA / "en/reuters21578.jsonl") if r["text"].strip()]
-    _corpus(engine, REFERENCE, ref_docs, Unit.word, rebuild)
+    _corpus(engine, REFERENCE, ref_docs, Unit.word, rebuild, candidates=False)
     peers = {"corp": (0.17, 0.18), "wind": (0.19, 0.25)}
     for dom in ("corp", "wind"):
         domain = root / dom

@@ -136,14 +136,14 @@ def f1_list(terms: list[str], part: Part) -> tuple[float, list[str]]:
     return f1_at_gold_size(terms, part.gold, part.occurs)
 
 
-def references(engine: sa.Engine, rebuild: bool) -> tuple[dict[str, str], int]:
-    """The reference corpus (Reuters-21578, unit word) as written and folded: names by case, and its tokens."""
+def references(engine: sa.Engine, rebuild: bool, cases: tuple[str, ...] = CASES) -> tuple[dict[str, str], int]:
+    """The reference corpus (Reuters-21578, unit word) in each case: names by case, and its tokens."""
     ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(data_dir() / "en/reuters21578.jsonl")
                 if r["text"].strip()]
-    refs = {"kept": REFERENCE, "folded": f"{REFERENCE}-folded"}
+    refs = {c: REFERENCE + ("-folded" if c == "folded" else "") for c in cases}
     for case, ref in refs.items():
-        _corpus(engine, ref, ref_docs, Unit.word, rebuild, case == "folded")
-    return refs, get_corpus(engine, REFERENCE).tokens
+        _corpus(engine, ref, ref_docs, Unit.word, rebuild, case == "folded", candidates=False)
+    return refs, get_corpus(engine, refs[cases[0]]).tokens
 
 
 def candidate_rows(engine: sa.Engine, domain: str, scheme: str, case: str, ranks: set[str], refs: dict[str, str],

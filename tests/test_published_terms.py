@@ -21,8 +21,8 @@ pytestmark = pytest.mark.slow
 
 # bench/tune_terms.py --seed 0 chose these flags; the test-part F1 it printed for them, per domain
 SEED = 0
-CHOSEN = ("paragraphs", "kept", 5, "specificity+nested")
-PUBLISHED = {"corp": 0.261, "wind": 0.308}
+CHOSEN = ("paragraphs", "folded", 5, "specificity+nested")
+PUBLISHED = {"corp": 0.261, "wind": 0.318}
 TOLERANCE = 0.005   # the pipeline is deterministic; this allows rounding and tie order, not a change of method
 
 
@@ -32,7 +32,7 @@ def test_acter_held_out_f1_is_the_published_one(engine) -> None:  # type: ignore
     import tune_terms
 
     scheme, case, min_df, rank = CHOSEN
-    refs, ref_tokens = tune_terms.references(engine, rebuild=False)
+    refs, ref_tokens = tune_terms.references(engine, rebuild=False, cases=(case,))
     for domain, published in PUBLISHED.items():
         rows, tokens = tune_terms.candidate_rows(engine, domain, scheme, case, {rank.partition("+")[0]}, refs,
                                                  rebuild=False)
