@@ -2,7 +2,8 @@
 termx._find now reads the corpus's `fold_case` param (the signatures are unchanged).
 
 Revision ID: 0015_fold_case
-Revises: 0008_segment_tbl
+Revises: 0008_segment_tbl, 0004_lookup (it re-applies lookup.sql, so it must follow 0004; a merge point until the
+lead re-chains the revisions linearly)
 """
 
 from alembic import op
@@ -10,9 +11,9 @@ from alembic import op
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0015_fold_case"
-down_revision = "0008_segment_tbl"
+down_revision = ("0008_segment_tbl", "0004_lookup")
 branch_labels = None
-depends_on = "0004_lookup"
+depends_on = None
 
 
 def upgrade() -> None:
