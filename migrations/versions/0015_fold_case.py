@@ -2,8 +2,8 @@
 termx._find now reads the corpus's `fold_case` param (the signatures are unchanged).
 
 Revision ID: 0015_fold_case
-Revises: 0008_segment_tbl, 0004_lookup (it re-applies lookup.sql, so it must follow 0004; a merge point until the
-lead re-chains the revisions linearly)
+Revises: 0008_segment_tbl, 0004_lookup (it re-applies lookup.sql, so it must come after 0004_lookup: a merge point
+until the revisions are chained linearly)
 """
 
 from alembic import op
