@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from termx.errors import InputError, PatternError
+from termx.index.fold import fold_case
 from termx.index.units import Unit, split_words
 from termx.nulls import poisson_adaptation
 from termx.storage.copyrows import REP_MAX_BYTES
@@ -84,7 +85,12 @@ def pattern_length(index: LoadedIndex, pattern: str) -> int:
 
 
 def find_class(index: LoadedIndex, pattern: str) -> ClassMatch:
-    """The class of `pattern`: two binary searches for <i,j>, then the class with that interval (slides)."""
+    """The class of `pattern`: two binary searches for <i,j>, then the class with that interval (slides).
+
+    In a corpus indexed with `fold_case` the pattern is folded first (termx.index.fold), as its text was.
+    """
+    if index.corpus.params.get("fold_case"):
+        pattern = fold_case(pattern)
     pattern_length(index, pattern)
     kmax = index.cls_df.shape[1]
     ids = index.encode(pattern)

@@ -164,3 +164,14 @@ def test_most_frequent_class_baseline():
     assert tie.labels["x"] == "A"  # ties break deterministically
     with pytest.raises(EvaluationError):
         most_frequent_class([])
+
+
+def test_term_list_f1_at_gold_size() -> None:
+    from termx.evaluation.termlists import f1_at_gold_size, occurs_in
+
+    keep = occurs_in("the wind turbine blade; a rotor. wind-farm")
+    assert keep("wind-farm") and not keep("farm wind") and not keep("turbin")
+    terms = ["Wind Turbine", "wind turbine", "hub", "rotor", "Blade", "wind-farm"]
+    f1, top = f1_at_gold_size(terms, {"wind turbine", "blade", "gearbox"}, keep)
+    # "hub" is not in the text, "wind turbine" is listed once; K = 3 keeps wind turbine, rotor, blade: 2 right
+    assert top == ["wind turbine", "rotor", "blade"] and f1 == 2 * 2 / 6

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.index.indexer import index_documents
-from termx.index.ingest import Document
+from termx.index.ingest import Document, paragraphs
 from termx.storage import store, txn
 from termx.storage.db import get_engine
 from termx.storage.store import get_corpus, list_corpora
@@ -68,6 +68,13 @@ def test_jsonl_lines_and_stdin_inputs(db_env: str, tmp_path: Path) -> None:
     name2 = _name()
     assert _run("index", str(lines), "--corpus", name2, "--input", "lines", "--unit", "word", "-q").exit_code == 0
     assert get_corpus_docs(db_env, name2) == 3
+    paras = tmp_path / "p.txt"
+    paras.write_text("a b\nc\n \n\n\td e\n\nf", encoding="utf-8")
+    assert [(d.name, d.text) for d in paragraphs(paras.read_text(encoding="utf-8"), "p.txt")] == \
+        [("p.txt:1", "a b\nc"), ("p.txt:5", "\td e"), ("p.txt:7", "f")]
+    name4 = _name()
+    assert _run("index", str(paras), "--corpus", name4, "--input", "paragraphs", "-q").exit_code == 0
+    assert get_corpus_docs(db_env, name4) == 3
     name3 = _name()
     result = runner.invoke(app, ["index", "-", "--corpus", name3, "-q"], input="from stdin")
     assert result.exit_code == 0, result.stderr

@@ -206,7 +206,7 @@ def test_migration_downgrades_and_upgrades(database_url: str) -> None:
                                             "('stats', 'find_class', 'occurrences', 'concordance')")).scalar_one()
 
         assert functions() == 5
-        downgrade(engine, "0001_core")  # below 0004_lookup (and 0010_storage, which re-applies lookup.sql)
+        downgrade(engine, "0001_core")  # below 0004_lookup and the revisions that re-apply lookup.sql
         assert functions() == 0
         upgrade(engine)
         assert functions() == 5

@@ -11,7 +11,8 @@
 --
 -- Markers, a letter between two at signs, are filled in when the file is applied (termx.storage.sqlfiles.
 -- apply_function_file): W by the characters of Python's \w and S by those of \s, as PostgreSQL bracket-
--- expression contents, so that split_words tokenizes exactly as the word unit (termx/index/units.py) does.
+-- expression contents, so that split_words tokenizes exactly as the word unit (termx/index/units.py) does;
+-- U and L by the characters termx.index.fold folds and their folded forms (translate's two lists).
 -- SQL-language functions are not STRICT so that the planner can inline them (NULL in still gives NULL out).
 
 CREATE OR REPLACE FUNCTION termx.split_words(t text) RETURNS text[]
@@ -253,6 +254,11 @@ DECLARE
     lbl_ integer;
 BEGIN
     c := termx._corpus_info(corpus);
+    -- A corpus indexed with --fold-case holds its text folded (termx/index/fold.py): fold the pattern the same
+    -- way, character for character (@U@/@L@: every foldable character and its folded form).
+    IF (SELECT (z.params ->> 'fold_case')::boolean FROM termx.corpus z WHERE z.id = c.corpus_id) THEN
+        pattern := translate(pattern, '@U@', '@L@');
+    END IF;
     IF c.unit = 'word' THEN
         toks := termx.split_words(pattern);
         key := array_to_string(toks, ' ');

@@ -43,13 +43,19 @@ def index(
     max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Compute df_1..df_K.")] = DEFAULT_MAX_K,
     input_mode: Annotated[InputMode, typer.Option("--input", help="auto: .jsonl/.ndjson files are JSON lines "
                                                   "({\"text\", \"id\"?, \"title\"?}), other files one document "
-                                                  "each; lines: one document per line.")] = InputMode.auto,
+                                                  "each; lines: one document per line; paragraphs: one "
+                                                  "document per blank-line separated paragraph (term "
+                                                  "extraction on long files: docs/terms.md).")] = InputMode.auto,
     invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
                                                "byte offset) or replace with U+FFFD and count.")] = OnInvalid.reject,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
     sketches: Annotated[bool, typer.Option("--sketches", help="Also store bottom-k MinHash sketches (k=256, "
                                            "classes with df_1 >= 20) for termx jdf --sketch and termx related "
                                            "(same as termx sketch afterwards).")] = False,
+    fold_case: Annotated[bool, typer.Option("--fold-case", help="Index the text lower-cased (every character "
+                                            "whose lower case has the same length; offsets stay the original's); "
+                                            "look-ups then fold their patterns too, so stats are "
+                                            "case-insensitive. Concordance lines show the folded text.")] = False,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
@@ -63,7 +69,8 @@ def index(
 
     engine = get_engine(db)
     with RichProgress(enabled=not quiet) as progress:
-        summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress)
+        summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress,
+                              fold_case)
         if sketches:
             from termx.jdf.store import build_sketches
 

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
 from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
+from termx.index.fold import fold_case as fold
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
@@ -52,7 +53,7 @@ def check_corpus_name(name: str) -> None:
 
 def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
-                replace: bool = False, progress: Progress | None = None) -> IndexSummary:
+                replace: bool = False, progress: Progress | None = None, fold_case: bool = False) -> IndexSummary:
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`)."""
     check_corpus_name(name)
     require_new_corpus(engine, name, replace)
@@ -60,14 +61,18 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
     with timings.stage("read", progress or Silent()):
         docs, report = read_documents(paths, mode, on_invalid)
     return index_documents(engine, name, docs, unit, max_k, replace, progress, timings, report,
-                           {"paths": paths, "input": mode.value, "invalid": on_invalid.value})
+                           {"paths": paths, "input": mode.value, "invalid": on_invalid.value}, fold_case)
 
 
 def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: Unit = Unit.byte,
                     max_k: int = DEFAULT_MAX_K, replace: bool = False, progress: Progress | None = None,
                     timings: Timings | None = None, report: ReadReport | None = None,
-                    params: dict[str, Any] | None = None) -> IndexSummary:
-    """Index documents already in memory (the demo and the experiments use this directly)."""
+                    params: dict[str, Any] | None = None, fold_case: bool = False) -> IndexSummary:
+    """Index documents already in memory (the demo and the experiments use this directly).
+
+    `fold_case` indexes the texts lower-cased (termx.index.fold: lengths kept, so offsets are the original's);
+    the corpus's params record it and every look-up folds its pattern the same way.
+    """
     check_corpus_name(name)
     if max_k < 1:
         raise InputError("`max_k` must be at least 1", params=("max_k",))
@@ -75,8 +80,10 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     report = report or ReadReport()
     deleted = dependents(engine, name) if replace else {}
     t0 = time.perf_counter()
+    if fold_case:
+        docs = [Document(d.name, fold(d.text), d.title) for d in docs]
     shard = build_shard(docs, unit, max_k, progress, timings)
-    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP,
+    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case,
               "build_seconds": round(time.perf_counter() - t0, 4)}
     save_corpus(engine, name, shard, replace, params, progress, timings)
     info = get_corpus(engine, name)

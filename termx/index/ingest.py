@@ -18,6 +18,7 @@ class InputMode(str, Enum):
     files = "files"    # each file is one document
     jsonl = "jsonl"    # one JSON object per line: {"text": ..., "id": ..., "title": ...}
     lines = "lines"    # one document per non-empty line
+    paragraphs = "paragraphs"  # one document per paragraph: lines up to a blank (white-space only) line
 
 
 class OnInvalid(str, Enum):
@@ -113,6 +114,9 @@ def _split(text: str, name: str, source: str, mode: InputMode, report: ReadRepor
     if mode is InputMode.files:
         yield Document(name, text)
         return
+    if mode is InputMode.paragraphs:
+        yield from paragraphs(text, name)
+        return
     for lineno, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
@@ -124,6 +128,19 @@ def _split(text: str, name: str, source: str, mode: InputMode, report: ReadRepor
             yield doc
         else:
             report.empty_documents += 1
+
+
+def paragraphs(text: str, name: str) -> Iterator[Document]:
+    """The paragraphs of a text as documents `name:LINE` (LINE: the paragraph's first line, from 1): runs of
+    lines that hold something other than white space, joined by newlines."""
+    start, block = 0, []
+    for lineno, line in enumerate([*split_lines(text), ""], 1):
+        if line.strip():
+            start = start or lineno
+            block.append(line)
+        elif block:
+            yield Document(f"{name}:{start}", "\n".join(block))
+            start, block = 0, []
 
 
 def _json_document(line: str, where: str, default_name: str) -> Document:

@@ -211,8 +211,9 @@ def apply_function_file(connection: Any, name: str, replacements: Mapping[str, s
     """Run sql/functions/<name>.sql as is on a migration's connection (`op.get_bind()`).
 
     `@KEY@` markers are replaced by `replacements`, then `@W@`/`@S@` by the bracket contents of Python's \\w/\\s
-    (STANDARD_MARKERS). The text goes straight to psycopg, so it reaches the server without bind-parameter or %
-    processing, and may hold several statements.
+    (STANDARD_MARKERS) and `@U@`/`@L@` by the characters case folding maps and their images (termx.index.fold).
+    The text goes straight to psycopg, so it reaches the server without bind-parameter or % processing, and may
+    hold several statements.
     """
     text = function_file(name).read_text(encoding="utf-8")
     for key, value in (replacements or {}).items():
@@ -220,4 +221,9 @@ def apply_function_file(connection: Any, name: str, replacements: Mapping[str, s
     for key, rx in STANDARD_MARKERS.items():
         if f"@{key}@" in text:
             text = text.replace(f"@{key}@", regex_bracket(rx))
+    if "@U@" in text or "@L@" in text:
+        from termx.index.fold import fold_pairs
+
+        upper, lower = fold_pairs()
+        text = text.replace("@U@", upper.replace("'", "''")).replace("@L@", lower.replace("'", "''"))
     connection.connection.driver_connection.execute(text)
