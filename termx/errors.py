@@ -39,3 +39,11 @@ class PatternError(TermxError):
 
 class EvaluationError(TermxError):
     """Evaluation inputs are inconsistent or a test is undefined for them."""
+
+
+class BuildFailed(TermxError):
+    """A shard's worker failed or died, so the whole build was abandoned (nothing of it is visible)."""
+
+
+class MultiShardUnsupported(TermxError):
+    """An operation that needs one suffix array was asked of a corpus of several shards."""

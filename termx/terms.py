@@ -386,7 +386,7 @@ def ensure_candidates(engine: Engine, corpus: str, progress: Progress | None = N
     if not missing:
         return
     with timings.stage("load index", progress):
-        index = load_index(engine, corpus)
+        index = load_index(engine, corpus, "termx terms")
     with timings.stage("term candidates", progress):
         texts = _texts(engine, info.id) if index.unit is Unit.word else None
         found = candidate_classes(index, texts)
@@ -487,7 +487,7 @@ def ensure_reference(engine: Engine, corpus: str, reference: str, progress: Prog
     if not missing:
         return
     with timings.stage("load reference index", progress):
-        ref_index = load_index(engine, reference)
+        ref_index = load_index(engine, reference, "a reference corpus of termx terms")
     for shard_id in missing:
         with engine.connect() as conn:
             rows = conn.execute(sa.text("SELECT i, j, term FROM termx.candidate WHERE shard_id = :s ORDER BY i, j"),

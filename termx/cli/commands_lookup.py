@@ -25,11 +25,18 @@ def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
     return [{k: v.translate(VISIBLE) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
 
 
-def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
+def _load(db: str | None, corpus: str, purpose: str):  # type: ignore[no-untyped-def]
     from termx.storage.db import get_engine
     from termx.storage.loaded import load_index
 
-    return load_index(get_engine(db), corpus)
+    return load_index(get_engine(db), corpus, purpose)
+
+
+def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
+    from termx.storage.db import get_engine
+    from termx.storage.loaded import load_shards
+
+    return load_shards(get_engine(db), corpus)
 
 
 @app.command()
@@ -40,11 +47,13 @@ def stats(
     fmt: FormatOption = Format.table,
 ) -> None:
     """freq, df_1..df_K, adaptation (df_2/df_1), its Poisson prediction, RIDF, <i,j>, LBL, SIL and the class's
-    shortest and longest members of each pattern. A pattern that does not occur has freq 0."""
+    shortest and longest members of each pattern. A pattern that does not occur has freq 0. On a corpus of
+    several shards freq and df are summed over the shards; <i,j>, LBL, SIL and the members exist per shard only
+    (empty in the table; JSON lists them per shard under "shards")."""
     from termx.lookup import STATS_FIELDS
     from termx.lookup import stats as lookup_stats
 
-    rows = lookup_stats(_load(db, corpus), patterns)
+    rows = lookup_stats(_load_shards(db, corpus), patterns)
     emit(render(_visible(rows, fmt), fmt, STATS_FIELDS))
 
 
@@ -72,20 +81,21 @@ def concordance(
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
 ) -> None:
-    """KWIC lines of every occurrence in suffix-array order, with document and offset (the slides' sufconc).
+    """KWIC lines of every occurrence in suffix-array order, with document and offset (the slides' sufconc);
+    on a corpus of several shards, in document order then offset.
 
     Contexts and offsets count tokens of the corpus's unit (bytes, characters or words from the document's
     start); the table view shows newlines as ⏎."""
-    from termx.lookup import CONCORDANCE_FIELDS, find_class
+    from termx.lookup import CONCORDANCE_FIELDS, find_in_shards
     from termx.lookup import concordance as lookup_concordance
 
-    index = _load(db, corpus)
-    rows = lookup_concordance(index, pattern, left, right, limit or None)
+    shards = _load_shards(db, corpus)
+    rows = lookup_concordance(shards, pattern, left, right, limit or None)
     shown = _visible(rows, fmt)
-    joiner = " " if index.unit.value == "word" else ""
+    joiner = " " if shards[0].unit.value == "word" else ""
     emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, CONCORDANCE_FIELDS))
     if not quiet:
-        total = find_class(index, pattern).freq
+        total = find_in_shards(shards, pattern)[0]
         more = " (--limit 0 shows all)" if len(rows) < total else ""
         typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
 
@@ -108,7 +118,7 @@ def class_(
     from termx.lookup import class_members
     from termx.lookup import stats as lookup_stats
 
-    index = _load(db, corpus)
+    index = _load(db, corpus, "termx class (a class exists per shard; termx stats --format json lists them)")
     row = lookup_stats(index, [pattern])[0]
     info = {k: row[k] for k in ("pattern", "i", "j", "freq", "df", "lbl", "sil")}
     info["size"] = row["sil"] - row["lbl"] if row["freq"] else 0

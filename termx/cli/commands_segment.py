@@ -115,7 +115,7 @@ def segment(
     options = _options(param, [scorer])[scorer.value]
     lines = _read_input(source)
     with RichProgress(enabled=not quiet) as progress:
-        segmenter = Segmenter(load_index(get_engine(db), corpus), scorer, max_len, options, progress)
+        segmenter = Segmenter(load_index(get_engine(db), corpus, "termx segment"), scorer, max_len, options, progress)
     broken = segmenter.segment_lines(lines)
     if fmt is SegmentFormat.text:
         emit("\n".join(" ".join(words) for words in broken))
