@@ -122,7 +122,8 @@ def test_append_in_steps_equals_one_build(engine: Engine, texts: list[str], cuts
                                                                                                 df_k(occ, KMAX))
     word = texts[-1].split()[0]
     lines = [(r["doc_no"], r["offset"], r["doc"]) for r in concordance(sharded, word, limit=None)]
-    assert (lines if len(sharded) > 1 else sorted(lines)) == sorted((r["doc_no"], r["offset"], r["doc"]) for r in concordance(single, word, limit=None))
+    want = sorted((r["doc_no"], r["offset"], r["doc"]) for r in concordance(single, word, limit=None))
+    assert (lines if len(sharded) > 1 else sorted(lines)) == want
 
 
 def test_append_rejects_a_duplicate_name_and_keeps_the_corpus(engine: Engine) -> None:
