@@ -203,3 +203,25 @@ def test_parallel_workers_store_the_same_and_a_killed_worker_leaves_nothing(
                    "--workers", "2", "--append", fault=fault)
         assert r.returncode == 1 and _table_counts(engine) == before
     assert find_in_shards(load_shards(engine, par), "the cat")[:2] == _sql_stats(engine, one, "the cat")
+
+
+def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    from termx.storage.shards import dask_runner
+
+    texts = ["the cat sat", "a cat", "mat mat mat", "the end of the cat"] * 3
+    docs = _docs(texts)
+    groups = [docs[:5], docs[5:9], docs[9:]]
+    one, on_dask = _name(), _name()
+    save_shards(engine, one, groups, Unit.word, KMAX, runner=IN_PROCESS)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        save_shards(engine, on_dask, groups, Unit.word, KMAX, runner=dask_runner(cluster.scheduler_address))
+    with engine.connect() as conn:
+        rows = [conn.execute(sa.text(
+            "SELECT s.shard_no, k.i, k.j, k.lbl, k.sil, k.freq, k.df, k.rep FROM termx.class k"
+            " JOIN termx.shard s ON s.id = k.shard_id JOIN termx.corpus c ON c.id = s.corpus_id"
+            " WHERE c.name = :n ORDER BY 1, 2, 3"), {"n": n}).all() for n in (one, on_dask)]
+    assert rows[0] == rows[1] and len(rows[0]) > 0
+    for pattern in ("cat", "mat mat", "the"):
+        assert find_in_shards(load_shards(engine, on_dask), pattern)[:2] == _sql_stats(engine, one, pattern)

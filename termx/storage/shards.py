@@ -136,7 +136,7 @@ def dask_runner(address: str) -> Runner:
         except ImportError:
             raise InputError("the dask option needs Dask distributed", "pip install 'termx[dask]'") from None
         try:
-            client = Client(address, timeout=30, set_as_default=False)
+            client = Client(address, timeout=30)
         except OSError as exc:
             raise BuildFailed(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         try:
