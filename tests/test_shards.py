@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -112,8 +113,9 @@ def test_append_in_steps_equals_one_build(engine: Engine, texts: list[str], cuts
     one, grown = _name(), _name()
     save_shards(engine, one, [docs], unit, KMAX, runner=IN_PROCESS)
     save_shards(engine, grown, [groups[0]], unit, KMAX, runner=IN_PROCESS)
-    for group in groups[1:]:
+    for steps, group in enumerate(groups[1:], 2):
         save_shards(engine, grown, [group], unit, KMAX, append=True, runner=IN_PROCESS)
+        assert len(load_shards(engine, grown)) == steps  # a reader that loaded the last version gets the new one
     single, sharded = load_shards(engine, one), load_shards(engine, grown)
     assert len(sharded) == len(groups)
     for sub, occ in substring_occurrences(token_lists(texts, unit)).items():
@@ -225,3 +227,29 @@ def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> Non
     assert rows[0] == rows[1] and len(rows[0]) > 0
     for pattern in ("cat", "mat mat", "the"):
         assert find_in_shards(load_shards(engine, on_dask), pattern)[:2] == _sql_stats(engine, one, pattern)
+
+
+def test_readers_during_append_see_the_old_corpus_then_the_new(engine: Engine, database_url: str,
+                                                               tmp_path: Path) -> None:
+    name = _name()
+    save_shards(engine, name, [_docs(["ab ab", "b a"])], Unit.byte, KMAX, runner=IN_PROCESS)
+    folder = tmp_path / "more"
+    folder.mkdir()
+    (folder / "new.txt").write_text("ab ab ab", encoding="utf-8")
+    mark = tmp_path / "mark"
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_HOME": str(tmp_path / "home"),
+           "TERMX_FAULT": "sleep:staged:4", "TERMX_FAULT_MARK": str(mark)}
+    proc = subprocess.Popen([sys.executable, "-m", "termx", "index", str(folder), "-c", name, "--append",
+                             "--workers", "1", "--quiet"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        while not mark.exists():
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        # every shard is stored, the swap has not run: readers see the old corpus whole
+        assert _sql_stats(engine, name, "ab") == (2, [1, 1, 0])
+        assert find_in_shards(load_shards(engine, name), "ab")[:2] == (2, [1, 1, 0])
+    finally:
+        assert proc.wait(timeout=300) == 0
+    assert _sql_stats(engine, name, "ab") == (5, [2, 2, 1])
+    assert find_in_shards(load_shards(engine, name), "ab")[:2] == (5, [2, 2, 1])
+    assert len(load_shards(engine, name)) == 2

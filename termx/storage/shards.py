@@ -330,7 +330,10 @@ def _swap_append(conn: psycopg.Connection, name: str, target: _Target, staged: i
             conn.execute(f"UPDATE termx.{table} SET corpus_id = %s WHERE corpus_id = %s",  # noqa: S608 (fixed names)
                          (target.corpus_id, staged))
         conn.execute("UPDATE termx.corpus SET tokens = tokens + %s, documents = documents + %s,"
-                     " classes = classes + %s, created_at = now(), timings = %s WHERE id = %s",
+                     " classes = classes + %s, timings = %s,"
+                     # the build time keys caches to the second: a new version must differ from the old
+                     " created_at = greatest(now(), date_trunc('second', created_at) + interval '1 second')"
+                     " WHERE id = %s",
                      (sum(r.tokens for r in results), sum(r.documents for r in results),
                       sum(r.classes for r in results), json.dumps({k: round(v, 4) for k, v in timings.items()}),
                       target.corpus_id))
