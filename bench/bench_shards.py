@@ -71,6 +71,23 @@ def stats_latency(db: str, corpus: str, patterns: list[str]) -> tuple[float, flo
     return float(np.percentile(times, 50)), float(np.percentile(times, 99))
 
 
+def worker_memory(db: str, docs: list, sizes_mb: list[float]) -> None:  # type: ignore[type-arg]
+    """Peak RSS of each pool worker (its own ru_maxrss, reported with its shard) at several shard sizes."""
+    from termx.storage.db import get_engine
+    from termx.storage.shards import pool_runner, save_shards
+
+    engine = get_engine(db)
+    for mb in sizes_mb:
+        groups = cut_shards(docs, int(mb * 1e6))
+        _, results = save_shards(engine, f"bench_worker_{mb}", groups, Unit.byte, 4, replace=True,
+                                 runner=pool_runner(2))
+        full = [r for r in results if r.shard_no < len(groups) - 1] or results  # the last shard may be short
+        print(json.dumps({"shard_size_mb": mb, "shards": len(groups),
+                          "worker_peak_rss_mb": round(max(r.peak_rss_bytes for r in full) / 1e6),
+                          "text_mb_per_shard": round(max(sum(len(d.text.encode()) for d in g) for g in groups) / 1e6,
+                                                     2)}), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True)
@@ -78,8 +95,13 @@ def main() -> None:
     ap.add_argument("--shards", type=int, nargs="+", default=[1, 4, 8, 16])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--worker-sizes", type=float, nargs="*", default=[],
+                    help="only measure the peak RSS of pool workers at these shard sizes (MB), 2 workers")
     args = ap.parse_args()
     docs = load_documents(args.mb)
+    if args.worker_sizes:
+        worker_memory(args.db, docs, args.worker_sizes)
+        return
     total = sum(len(d.text.encode()) for d in docs)
     print(f"{len(docs)} documents, {total / 1e6:.1f} MB", file=sys.stderr)
     rows = []
