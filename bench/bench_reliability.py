@@ -38,11 +38,11 @@ def data_dir(arg: str | None) -> Path:
 
 def termx(code: str | None, db: str, *args: str) -> subprocess.Popen[str]:
     """`python -m termx ARGS` with `code` first on the path (the termx to measure)."""
-    env = {**os.environ, "TERMX_DATABASE_URL": db}
-    if code:
-        env["PYTHONPATH"] = str(Path(code).resolve())
+    root = Path(code).resolve() if code else Path(__file__).resolve().parents[1]
+    env = {**os.environ, "TERMX_DATABASE_URL": db, "PYTHONPATH": str(root)}
+    # `python -m` puts the working directory first on sys.path: run from the code measured
     return subprocess.Popen([sys.executable, "-m", "termx", *args, "--quiet"], env=env, text=True,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, cwd=root)
 
 
 def run(code: str | None, db: str, *args: str) -> float:

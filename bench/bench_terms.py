@@ -51,6 +51,7 @@ from termx.evaluation.paired import mcnemar, sign_test
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.nulls import poisson_adaptation
 from termx.storage.db import get_engine
 from termx.storage.store import get_corpus
 from termx.terms import Ranking, ensure_candidates, extract_terms
@@ -97,7 +98,7 @@ def _ranked(engine: sa.Engine, name: str, rank: str, top: int, **filters: int) -
     scored = []
     for r in extract_terms(engine, name, "freq", 10**8, **filters):
         lam = r["freq"] / d
-        p0 = min(max(1 - lam * math.exp(-lam) / -math.expm1(-lam), 1e-300), 1 - 1e-15)
+        p0 = min(max(poisson_adaptation(lam), 1e-300), 1 - 1e-15)
         n, x = r["df"][0], r["df"][1]
         e = n * p0
         g2 = 2 * ((x * math.log(x / e) if x else 0.0) + ((n - x) * math.log((n - x) / (n - e)) if n > x else 0.0))

@@ -1,13 +1,23 @@
-"""Typed exceptions: the library raises these, the CLI turns them into one-line `Error: ...` messages."""
+"""Typed exceptions: the library raises these, the CLI turns them into one-line `Error: ...` messages.
+
+Every exception class of termx lives here. Errors speak the library's vocabulary: a parameter appears in the
+message or hint in backquotes, as `name` or `name=value` (e.g. `replace=True`), and is listed in `params`, so the
+CLI can render it as its flag (`--replace`) and a library user reads the argument to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class TermxError(Exception):
-    """Base class for every error termx reports to a user (message + optional hint)."""
+    """Base class for every error termx reports to a user (message + optional hint + the parameters named)."""
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None, params: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.params = tuple(params)
 
     def __str__(self) -> str:
         return f"{self.message} ({self.hint})" if self.hint else self.message
@@ -22,7 +32,7 @@ class CorpusNotFound(TermxError):
 
 
 class CorpusExists(TermxError):
-    """A corpus of that name exists and --replace was not given."""
+    """A corpus of that name exists and replace was not asked for."""
 
 
 class CorpusInUse(TermxError):
@@ -39,6 +49,14 @@ class PatternError(TermxError):
 
 class EvaluationError(TermxError):
     """Evaluation inputs are inconsistent or a test is undefined for them."""
+
+
+class ModelExists(TermxError):
+    """A TBL model of that name exists and replace was not asked for."""
+
+
+class ModelNotFound(TermxError):
+    """No TBL model of that name is stored."""
 
 
 class BuildFailed(TermxError):

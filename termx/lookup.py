@@ -16,6 +16,7 @@ import numpy as np
 
 from termx.errors import InputError, PatternError
 from termx.index.units import Unit, split_words
+from termx.nulls import poisson_adaptation
 from termx.storage.copyrows import REP_MAX_BYTES
 from termx.storage.loaded import LoadedIndex
 
@@ -49,12 +50,10 @@ def adaptation(df: Sequence[int]) -> float | None:
     return df[1] / df[0] if len(df) >= 2 and df[0] > 0 else None
 
 
-def poisson_adaptation(freq: int, documents: int) -> float | None:
-    """Pr(k >= 2 | k >= 1) under a Poisson with rate λ = freq / D per document: 1 − λe^−λ / (1 − e^−λ)."""
-    if freq <= 0 or documents <= 0:
-        return None
-    lam = freq / documents
-    return 1.0 - lam * math.exp(-lam) / (1.0 - math.exp(-lam))
+def one_rate_null(freq: int, documents: int) -> float | None:
+    """The adaptation a Poisson null predicts when the string falls into every document at the rate
+    λ = freq / D (`termx.nulls.poisson_adaptation`); None when it does not occur or there are no documents."""
+    return poisson_adaptation(freq / documents) if freq > 0 and documents > 0 else None
 
 
 def ridf(df1: int, freq: int, documents: int) -> float | None:
@@ -174,7 +173,7 @@ def stats(index: Shards, patterns: Sequence[str]) -> list[dict[str, Any]]:
     for pattern in patterns:
         freq, df, matches = find_in_shards(shards, pattern)
         row: dict[str, Any] = {"pattern": pattern, "freq": freq, "df": df, "adaptation": adaptation(df),
-                               "poisson_adaptation": poisson_adaptation(freq, documents),
+                               "poisson_adaptation": one_rate_null(freq, documents),
                                "ridf": ridf(df[0], freq, documents)}
         if len(shards) == 1:
             row.update(_class_fields(*matches[0]))
@@ -217,7 +216,7 @@ def concordance(index: Shards, pattern: str, left: int = 10, right: int = 40,
     or words); byte contexts are trimmed to whole characters, word contexts are tokens joined by single spaces.
     """
     if left < 0 or right < 0 or (limit is not None and limit < 0):
-        raise InputError("context sizes and --limit must be 0 or more")
+        raise InputError("context sizes and `limit` must be 0 or more", params=("limit",))
     shards = as_shards(index)
     if len(shards) > 1:
         _, _, matches = find_in_shards(shards, pattern)

@@ -131,7 +131,7 @@ def test_compare_without_outcomes_marks_item_tests_undefined(tmp_path):
 
 
 @pytest.mark.parametrize(("a_text", "b_rows", "message"), [
-    ('{"id": "s1", "errors": 1}\nnot json\n', [{"id": "s1", "errors": 1}], "a.jsonl:2: not valid JSON"),
+    ('{"id": "s1", "errors": 1}\nnot json\n', [{"id": "s1", "errors": 1}], "a.jsonl:2: not JSON"),
     ('{"id": "s1"}\n', [{"id": "s1", "errors": 1}], "a.jsonl:1: give exactly one of"),
     ('{"errors": 1}\n', [{"id": "s1", "errors": 1}], "a.jsonl:1: missing or invalid `id`"),
     ('{"id": "s1", "errors": -1}\n', [{"id": "s1", "errors": 1}], "must not be negative"),
@@ -153,7 +153,7 @@ def test_compare_bad_input_is_one_line_error(tmp_path, a_text, b_rows, message):
 def test_compare_bad_arguments(ab, tmp_path):
     assert "unknown test" in _error(["compare", *map(str, ab), "--test", "chi"])
     assert "alpha" in _error(["compare", *map(str, ab), "--alpha", "1.5"])
-    assert "cannot read" in _error(["compare", str(tmp_path / "missing.jsonl"), str(ab[1])])
+    assert "no such file" in _error(["compare", str(tmp_path / "missing.jsonl"), str(ab[1])])
     (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe{}")
     assert "not valid UTF-8" in _error(["compare", str(tmp_path / "bin.jsonl"), str(ab[1])])
 
@@ -215,3 +215,13 @@ def test_segscore_errors_name_the_line(tmp_path):
     (tmp_path / "short.txt").write_text("a b\n", encoding="utf-8")
     assert "line 2" in _error(["segscore", str(gold), str(tmp_path / "bad.txt")])
     assert "has 2 lines" in _error(["segscore", str(gold), str(tmp_path / "short.txt")])
+
+
+def test_segscore_reads_stdin_with_one_line_rule(tmp_path):
+    gold = tmp_path / "gold.txt"
+    gold.write_text("a\u2028b c\nd e\n", encoding="utf-8")  # U+2028 is inside a word, not a line end
+    res = CliRunner().invoke(app, ["segscore", str(gold), "-", "--format", "json"], input="a\u2028b c\r\nd e\r\n")
+    assert res.exit_code == 0, res.output
+    scores = json.loads(res.stdout)
+    assert scores["lines"] == 2 and scores["word"]["f1"] == 1.0
+    assert "both be stdin" in _error(["segscore", "-", "-"])

@@ -193,14 +193,18 @@ def test_worker_killed_mid_copy(engine: Engine, database_url: str, home: Path, t
     store.drop_corpus(engine, name)
 
 
-def test_readers_during_replace_and_drop(engine: Engine) -> None:
+def test_readers_during_replace_and_drop(engine: Engine, database_url: str, home: Path, tmp_path: Path) -> None:
     """A reader loop on corpus A never waits on B's replace or drop (max look-up ≤ 1 s); readers of B see the old
-    or the new version whole, then 'no corpus' — never a mix."""
+    or the new version whole, then 'no corpus' — never a mix. The writer is another process, as in real use
+    (in this one it would also hold the GIL against the reader threads)."""
     a, b = _name(), _name()
     index_documents(engine, a, [Document(f"a{k}", _text(k, 200)) for k in range(5)])
     index_documents(engine, b, [Document(f"b{k}", _text(100 + k, 400)) for k in range(4)])
     old_b = _sql_stats(engine, b, "alpha beta")
-    new_docs = [Document(f"n{k}", _text(200 + k, 2000)) for k in range(150)]
+    new_dir = tmp_path / "new"
+    new_dir.mkdir()
+    for k in range(150):
+        (new_dir / f"n{k:03}.txt").write_text(_text(200 + k, 2000), encoding="utf-8")
     stop = threading.Event()
     waits: list[float] = []
     seen_b: list[Any] = []
@@ -225,10 +229,11 @@ def test_readers_during_replace_and_drop(engine: Engine) -> None:
         r.start()
     try:
         time.sleep(0.3)
-        index_documents(engine, b, new_docs, replace=True)
+        replaced = _termx(database_url, home, "index", str(new_dir), "--corpus", b, "--replace", "--quiet")
+        assert replaced.returncode == 0, replaced.stderr
         new_b = _sql_stats(engine, b, "alpha beta")
         time.sleep(0.3)
-        store.drop_corpus(engine, b)
+        assert _termx(database_url, home, "drop", b, "--quiet").returncode == 0
         time.sleep(0.3)
     finally:
         stop.set()
@@ -353,3 +358,61 @@ def test_concurrent_creates_of_one_name_one_wins(engine: Engine, database_url: s
     assert failed.startswith(f"Error: corpus {name!r} already exists") and failed.count("\n") == 1, failed
     assert _orphans(engine, home) == {}
     store.drop_corpus(engine, name)
+
+
+def test_whitespace_is_all_or_nothing_and_replace_says_what_it_deletes(engine: Engine,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure while storing the run leaves no corpus, run or model; a --replace reports the runs and models
+    it removed with the old version."""
+    from termx.experiments.whitespace import TblSettings, run_whitespace
+    from termx.tbl import store as tbl_store
+    from termx.wordbreak import Scorer
+
+    name = _name()
+    docs = [Document(f"d{k}", _text(300 + k, 60)) for k in range(16)]
+    first = run_whitespace(engine, docs, name, scorers=[Scorer.freq], eval_docs=4, tbl=TblSettings(train_chars=800))
+    assert first.deleted == {}
+    with engine.connect() as conn:
+        models = conn.execute(sa.text("SELECT count(*) FROM termx.tbl_model WHERE corpus_id = :c"),
+                              {"c": store.get_corpus(engine, name).id}).scalar()
+    assert models == 1
+
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("injected failure while storing a model")
+
+    monkeypatch.setattr(tbl_store, "save_model", fail)
+    monkeypatch.setattr("termx.experiments.whitespace.store.save_model", fail)
+    with pytest.raises(RuntimeError):
+        run_whitespace(engine, docs, name, scorers=[Scorer.freq], eval_docs=4, tbl=TblSettings(train_chars=800),
+                       replace=True)
+    assert all(c.name != name for c in store.list_corpora(engine))  # the index built for the run went too
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM termx.seg_run r JOIN termx.corpus c ON c.id = r.corpus_id"
+                                    " WHERE c.name = :n"), {"n": name}).scalar() == 0
+    assert _orphans(engine) == {}
+    monkeypatch.undo()
+    again = run_whitespace(engine, docs, name, scorers=[Scorer.freq], eval_docs=4, tbl=TblSettings(train_chars=800))
+    replaced = run_whitespace(engine, docs, name, scorers=[Scorer.freq], eval_docs=4,
+                              tbl=TblSettings(train_chars=800), replace=True)
+    assert replaced.deleted == {"term lists": 0, "white space runs": 1, "TBL models": 1}
+    assert replaced.run_id != again.run_id
+    store.drop_corpus(engine, name)
+    assert _orphans(engine) == {}
+
+
+def test_drop_during_a_first_terms_is_one_clear_line(engine: Engine, database_url: str, home: Path,
+                                                      tmp_path: Path) -> None:
+    name = _name()
+    index_documents(engine, name, [Document(f"d{k}", _text(400 + k, 300)) for k in range(4)])
+    mark = tmp_path / "mark"
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_HOME": str(home),
+           "TERMX_FAULT": "sleep:store_candidates:3", "TERMX_FAULT_MARK": str(mark)}
+    terms = subprocess.Popen([sys.executable, "-m", "termx", "terms", name, "--quiet"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(mark)
+    store.drop_corpus(engine, name)
+    _, err = terms.communicate(timeout=120)
+    assert terms.returncode == 1
+    assert err == (f"Error: corpus {name!r} was dropped or replaced by another session while this command ran"
+                   " (run the command again)\n"), err
+    assert _orphans(engine) == {}

@@ -218,3 +218,17 @@ def test_drop_removes_and_names_what_was_built_for_the_corpus(db_env: str, engin
                                     " + (SELECT count(*) FROM termx.tbl_model WHERE name = :m)"),
                             {"l": f"list-{name}", "m": f"model-{name}"}).scalar()
     assert left == 0
+
+
+def test_summary_formats_go_to_stdout(db_env: str, tmp_path: Path) -> None:
+    folder = _docs(tmp_path)
+    for fmt, sep in (("csv", ","), ("tsv", "\t")):
+        result = _run("index", str(folder), "--corpus", _name(), "-q", "--format", fmt)
+        assert result.exit_code == 0, result.stderr
+        header, row = result.stdout.splitlines()
+        assert header.split(sep)[:4] == ["corpus", "unit", "max_k", "tokens"] and "seconds_total" not in header
+        assert any(c.startswith("seconds_") for c in header.split(sep))
+        assert row.split(sep)[1:3] == ["byte", "4"] and result.stderr == ""
+    result = _run("index", str(folder), "--corpus", _name(), "-q", "--format", "jsonl")
+    (line,) = result.stdout.splitlines()
+    assert json.loads(line)["documents"] == 3

@@ -20,7 +20,7 @@ from termx.lookup import (
     class_members,
     concordance,
     find_class,
-    poisson_adaptation,
+    one_rate_null,
     ridf,
     stats,
 )
@@ -123,7 +123,7 @@ def test_every_substring_against_brute_force(engine, unit: Unit) -> None:  # typ
             assert row["shortest"] == as_text(members[0], unit)
             assert row["longest"] == as_text(members[-1], unit)
             assert row["adaptation"] == (row["df"][1] / row["df"][0])
-            assert row["poisson_adaptation"] == poisson_adaptation(len(occ), len(texts))
+            assert row["poisson_adaptation"] == one_rate_null(len(occ), len(texts))
             assert row["ridf"] == ridf(row["df"][0], len(occ), len(texts))
         for row in rows[len(patterns):]:
             assert row["freq"] == 0 and row["df"] == [0] * KMAX

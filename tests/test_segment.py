@@ -20,6 +20,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.suffix import clipped_lcp
 from termx.index.units import Unit
+from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex, load_index
 from termx.storage.store import CorpusInfo
 from termx.wordbreak import (
@@ -36,7 +37,6 @@ from termx.wordbreak import (
     viterbi,
 )
 from termx.wordbreak.entropy import DIGIT, HAN, HIRAGANA, KATAKANA, LETTER, PUNCT, branching, mean_entropy, text_classes
-from termx.wordbreak.scoring import poisson_adaptation
 
 runner = CliRunner()
 
@@ -276,7 +276,7 @@ def test_scorer_formulas() -> None:
     assert score_table(index, Scorer.adaptation, 0.0).cls[c] == pytest.approx(math.log(a))
     assert score_table(index, Scorer.poisson, 0.5).cls[c] == pytest.approx(math.log(a / null) - 0.5)
     assert score_table(index, Scorer.freq, 0.0).single == pytest.approx(math.log(1 / n))
-    assert poisson_adaptation(np.array([f]), index.doc_len)[0] == pytest.approx(null)
+    assert length_aware_poisson_adaptation(np.array([f]), index.doc_len)[0] == pytest.approx(null)
 
 
 # --- round trip --------------------------------------------------------------------------------------------------
@@ -341,11 +341,54 @@ def test_cli_segment_text_and_json(db_env: str, seg_corpus: str, tmp_path) -> No
     assert row["boundaries"] == list(np.cumsum([len(w) for w in row["words"]])[:-1])
 
 
+def test_cli_segment_formats(db_env: str, seg_corpus: str) -> None:
+    text = "thecatsat\r\n\n\nrat on\u2028themat\n"
+    out = {fmt: runner.invoke(app, ["segment", seg_corpus, "-", "--scorer", "freq", "-q", "--format", fmt],
+                              input=text) for fmt in ("text", "tsv", "json", "jsonl")}
+    assert all(r.exit_code == 0 for r in out.values()), {f: r.output for f, r in out.items()}
+    rows = json.loads(out["json"].stdout)
+    assert [json.loads(line) for line in out["jsonl"].stdout.splitlines()] == rows
+    assert [r["line"] for r in rows] == [1, 2, 3, 4] and rows[1]["words"] == rows[2]["words"] == []
+    assert [r["text"] for r in rows] == ["thecatsat", "", "", "rat on\u2028themat"]
+    assert "".join(rows[3]["words"]) == "ratonthemat"  # U+2028 is white space to the segmenter: a boundary
+    assert out["text"].stdout == "".join(" ".join(r["words"]) + "\n" for r in rows)
+    assert out["tsv"].stdout == "".join("\t".join(r["words"]) + "\n" for r in rows)
+    empty = runner.invoke(app, ["segment", seg_corpus, "-", "--scorer", "freq", "-q", "--format", "json"], input="")
+    assert empty.exit_code == 0 and json.loads(empty.stdout) == []
+
+
+def test_cli_segment_streams_through_a_pipe(db_env: str, seg_corpus: str) -> None:
+    """A line written to `termx segment CORPUS -` is answered while stdin is still open."""
+    import os
+    import selectors
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TERMX_DATABASE_URL": db_env}
+    command = [sys.executable, "-m", "termx", "segment", seg_corpus, "-", "--scorer", "freq", "-q"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=env) as proc, selectors.DefaultSelector() as waiting:  # fds may exceed select()'s 1024
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        waiting.register(proc.stdout, selectors.EVENT_READ)
+        try:
+            answers = []
+            for line in (b"thecatsat\n", b"theratsat\n"):
+                proc.stdin.write(line)
+                proc.stdin.flush()
+                assert waiting.select(120), "no answer while stdin stays open"
+                answers.append(proc.stdout.readline().decode().replace(" ", ""))
+            assert answers == ["thecatsat\n", "theratsat\n"]
+            proc.stdin.close()
+            assert proc.wait(60) == 0, proc.stderr.read()
+        finally:
+            proc.kill()
+
+
 def test_cli_segment_errors(db_env: str, seg_corpus: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     res = runner.invoke(app, ["segment", "no_such_corpus"], input="abc\n")
     assert res.exit_code == 1 and res.stderr.startswith("Error: no corpus named") and "Traceback" not in res.output
     res = runner.invoke(app, ["segment", seg_corpus, str(tmp_path / "missing.txt")])
-    assert res.exit_code == 1 and "cannot read" in res.stderr
+    assert res.exit_code == 1 and "no such file" in res.stderr
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ab\xffcd")
     res = runner.invoke(app, ["segment", seg_corpus, str(bad)])

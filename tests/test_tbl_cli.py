@@ -78,8 +78,8 @@ def test_bad_training_input(db_env: str, files: tuple[str, str], tmp_path: Path)
     empty.write_text("\n")
     for args, message in [
         ([gold, str(other)], "lines"),
-        ([str(other), str(other).replace("other", "missing")], "cannot read"),
-        ([str(binary), str(binary)], "not UTF-8"),
+        ([str(other), str(other).replace("other", "missing")], "no such file"),
+        ([str(binary), str(binary)], "not valid UTF-8"),
         ([str(empty), str(empty)], "no text"),
         ([gold, pred, "--templates", "nonsense"], "unknown template"),
     ]:
@@ -96,3 +96,20 @@ def test_templates_and_help() -> None:
     for cmd in ("train", "apply", "rules", "models", "templates"):
         res = run("tbl", cmd, "--help")
         assert res.exit_code == 0 and len(res.stdout) > 100
+
+
+def test_apply_formats(db_env: str, files: tuple[str, str]) -> None:
+    gold, pred = files
+    name = f"fmt_{uuid.uuid4().hex[:6]}"
+    assert run("tbl", "train", gold, pred, "--name", name).exit_code == 0
+    text = "thecat sat\n\nthe dog\n"
+    res = run("tbl", "apply", name, "-", "--format", "jsonl", input=text)
+    assert res.exit_code == 0, res.output
+    assert [json.loads(line) for line in res.stdout.splitlines()] == [
+        {"line": 1, "words": ["the", "cat", "sat"]}, {"line": 2, "words": []}, {"line": 3, "words": ["the", "dog"]}]
+    res = run("tbl", "apply", name, "-", "--format", "json", input=text)
+    assert [r["words"] for r in json.loads(res.stdout)] == [["the", "cat", "sat"], [], ["the", "dog"]]
+    res = run("tbl", "apply", name, "-", "--format", "tsv", input=text)
+    assert res.stdout == "the\tcat\tsat\n\nthe\tdog\n"
+    assert run("tbl", "apply", name, "-", input=text).stdout == "the cat sat\n\nthe dog\n"
+    assert run("tbl", "apply", name, "-", "--format", "json", input="").stdout == "[]\n"

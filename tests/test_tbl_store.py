@@ -8,9 +8,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from termx.errors import ModelExists, ModelNotFound
 from termx.tbl import learn, parse_templates
 from termx.tbl.segmentation import correct_segmentation, train_segmentation_corrector
-from termx.tbl.store import ModelExists, ModelNotFound, list_models, load_model, save_model
+from termx.tbl.store import list_models, load_model, save_model
 
 GOLD = ["the cat sat on the mat", "the dog ate the hat", "a cat and the dog"] * 5
 PRED = [" ".join(s.replace("the ", "the").replace("cat", "c at").split()) for s in GOLD]
@@ -51,7 +52,7 @@ def test_existing_name_needs_replace(engine: Engine) -> None:
     first = train_segmentation_corrector(GOLD, PRED, max_rules=1)
     save_model(engine, name, first)
     second = train_segmentation_corrector(GOLD, PRED)
-    with pytest.raises(ModelExists, match="--replace"):
+    with pytest.raises(ModelExists, match="replace=True"):
         save_model(engine, name, second)
     assert load_model(engine, name) == first
     save_model(engine, name, second, replace=True)

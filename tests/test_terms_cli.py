@@ -60,6 +60,9 @@ def test_formats(engine, db_env: str) -> None:  # type: ignore[no-untyped-def]
     rows = json.loads(runner.invoke(app, [*args, "--format", "json", "--top", "2"]).stdout)
     assert rows == [{"rank": 1, "term": "wind", "score": 4.0, "freq": 7, "df": [4, 3, 0, 0], "len": 4},
                     {"rank": 2, "term": "wind turbine", "score": 3.0, "freq": 4, "df": [3, 1, 0, 0], "len": 12}]
+    assert json.loads(runner.invoke(app, [*args, "--format", "json", "--limit", "2"]).stdout) == rows
+    every = json.loads(runner.invoke(app, [*args, "--format", "json", "-n", "0"]).stdout)
+    assert len(every) == len(tsv) - 1 == 4 and every[:2] == rows  # 0 = all, as for concordance and class
 
 
 def test_save_and_replace(engine, db_env: str) -> None:  # type: ignore[no-untyped-def]
@@ -85,7 +88,7 @@ def test_bad_input_is_one_line(engine, db_env: str) -> None:  # type: ignore[no-
     assert "needs df_2" in _error_line(runner.invoke(app, ["terms", name]))
     assert "--min-len" in _error_line(runner.invoke(app, ["terms", name, "--rank", "freq", "--min-len", "5",
                                                           "--max-len", "2"]))
-    for args in (["--rank", "tfidf"], ["--top", "0"], ["--min-df", "-1"]):
+    for args in (["--rank", "tfidf"], ["--top", "-1"], ["--limit", "-1"], ["--min-df", "-1"]):
         result = runner.invoke(app, ["terms", name, *args])
         assert result.exit_code == 2 and "Traceback" not in result.output
 

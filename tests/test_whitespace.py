@@ -112,7 +112,7 @@ def test_results_feed_the_paired_tests(report) -> None:  # type: ignore[no-untyp
 
 def test_bad_arguments(engine) -> None:  # type: ignore[no-untyped-def]
     docs = [Document("a", "x y"), Document("b", "z w")]
-    with pytest.raises(InputError, match="--eval-docs"):
+    with pytest.raises(InputError, match="eval_docs"):
         run_whitespace(engine, docs, "ws_bad", eval_docs=3, replace=True)
     with pytest.raises(InputError, match="no words"):
         run_whitespace(engine, [Document("a", "-- !!")], "ws_bad", replace=True)

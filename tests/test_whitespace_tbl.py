@@ -157,7 +157,7 @@ def test_bad_tbl_input(engine, db_env: str, tmp_path) -> None:  # type: ignore[n
     docs = [Document("a", "x y"), Document("b", "z w")]
     with pytest.raises(InputError, match="not evaluated"):
         run_whitespace(engine, docs, "ws_tbl_bad", scorers=[Scorer.freq], tbl=TblSettings(), replace=True)
-    with pytest.raises(InputError, match="--tbl-min-score"):
+    with pytest.raises(InputError, match="tbl.min_score"):
         run_whitespace(engine, docs, "ws_tbl_bad", eval_docs=1, tbl=TblSettings(min_score=0), replace=True)
     (tmp_path / "a.txt").write_text("a b c", encoding="utf-8")
     res = runner.invoke(app, ["whitespace", str(tmp_path), "--corpus", "ws_tbl_bad", "--tbl-max-rules", "5"])

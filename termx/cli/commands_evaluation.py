@@ -8,15 +8,15 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
+from termx.cli import EVALUATION_PANEL, app
 from termx.cli.options import FormatOption, emit
 from termx.cli.output import Format, render, to_json
+from termx.errors import InputError
 from termx.evaluation import (
     CompareOptions,
     compare,
     pair_records,
     parse_tests,
-    read_lines,
     read_records,
     score_lines,
     sign_test_table,
@@ -46,7 +46,7 @@ class Alternative(Enum):
 RESULT_COLUMNS = ["test", "method", "n", "ties", "statistic", "p_value", "decision", "better", "difference"]
 
 
-@app.command("compare")
+@app.command("compare", rich_help_panel=EVALUATION_PANEL)
 def compare_cmd(
     a_path: Annotated[Path, typer.Argument(metavar="A.jsonl", help="System A: one JSON object per subset.")],
     b_path: Annotated[Path, typer.Argument(metavar="B.jsonl", help="System B, same subset ids.")],
@@ -95,7 +95,7 @@ def compare_cmd(
                       "\n".join(r["summary"] for r in results), per_subset]))
 
 
-@app.command("signtest-table")
+@app.command("signtest-table", rich_help_panel=EVALUATION_PANEL)
 def signtest_table_cmd(
     alpha: AlphaOption = 0.05,
     tails: TailsOption = 2,
@@ -113,14 +113,20 @@ def signtest_table_cmd(
          + render(rows, fmt))
 
 
-@app.command("segscore")
+@app.command("segscore", rich_help_panel=EVALUATION_PANEL)
 def segscore_cmd(
-    gold: Annotated[Path, typer.Argument(help="Gold segmentation: one sentence per line, words space-separated.")],
-    pred: Annotated[Path, typer.Argument(help="Predicted segmentation of the same lines.")],
+    gold: Annotated[str, typer.Argument(help="Gold segmentation: one sentence per line, words space-separated "
+                                             "(- = stdin).")],
+    pred: Annotated[str, typer.Argument(help="Predicted segmentation of the same lines (- = stdin, e.g. piped "
+                                             "from termx segment).")],
     fmt: FormatOption = Format.table,
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
-    scores = score_lines(read_lines(gold), read_lines(pred), str(gold), str(pred))
+    from termx.lines import read_lines, source_name
+
+    if gold == "-" and pred == "-":
+        raise InputError("GOLD and PRED cannot both be stdin", "give one of them as a file")
+    scores = score_lines(read_lines(gold), read_lines(pred), source_name(gold), source_name(pred))
     if fmt in (Format.json, Format.jsonl):
         emit(to_json(scores))
         return

@@ -1,4 +1,4 @@
-"""Commands that build and manage indexes: index, corpora, drop, db, demo."""
+"""Commands that build and manage indexes: index, corpora, drop, demo."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
+from termx.cli import INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
 from termx.index.build import DEFAULT_MAX_K
 from termx.index.ingest import InputMode, OnInvalid
 from termx.index.units import Unit
-
-db_app = typer.Typer(help="Inspect or upgrade the database schema (Alembic).", no_args_is_help=True)
-app.add_typer(db_app, name="db")
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -27,7 +24,16 @@ def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
     return render(sizes, Format.table) + "\n\n" + render(stages, Format.table)
 
 
-@app.command()
+def _flat(summary: dict) -> dict:  # type: ignore[type-arg]
+    """The summary as one flat row (csv, tsv): the seconds of each stage as seconds_<stage>, what --replace
+    deleted as deleted_<what>."""
+    row = {k: v for k, v in summary.items() if k not in ("seconds", "deleted")}
+    row.update({f"seconds_{stage.replace(' ', '_')}": v for stage, v in summary["seconds"].items()})
+    row.update({f"deleted_{what.replace(' ', '_')}": n for what, n in summary.get("deleted", {}).items()})
+    return row
+
+
+@app.command(rich_help_panel=INDEX_PANEL)
 def index(
     paths: Annotated[list[str], typer.Argument(help="Files, directories (every file under it is a document, "
                                                     "in sorted path order) or - for stdin.")],
@@ -55,8 +61,9 @@ def index(
                                                 "needs termx and the database.")] = None,
     db: DbOption = None,
     quiet: QuietOption = False,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format (table on stderr, json on "
-                                        "stdout).")] = Format.table,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
+                                        "report, hidden by --quiet); csv, tsv, json and jsonl go to stdout "
+                                        "(one row, stage seconds as seconds_<stage>).")] = Format.table,
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.index.indexer import index_paths
@@ -70,16 +77,20 @@ def index(
     with RichProgress(enabled=not quiet) as progress:
         summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress,
                               parse_size(shard_size), append, runner)
-    if fmt in (Format.json, Format.jsonl):
+    if fmt is Format.json:
         emit(to_json(summary.as_dict()))
-    elif not quiet:
-        typer.echo(_summary_rows(summary.as_dict()), err=True)
+    elif fmt is Format.table:
+        if not quiet:
+            typer.echo(_summary_rows(summary.as_dict()), err=True)
+    else:  # jsonl keeps the nested record on one line; csv and tsv need a flat row
+        row = summary.as_dict()
+        emit(render([row if fmt is Format.jsonl else _flat(row)], fmt))
     deleted = describe_deleted(summary.deleted)
     if deleted and not quiet:
         typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)
 
 
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def corpora(
     name: Annotated[str | None, typer.Argument(help="Only this corpus.")] = None,
     shards: Annotated[bool, typer.Option("--shards", help="One row per shard: documents, tokens, classes, "
@@ -100,7 +111,7 @@ def corpora(
     emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards", "created_at"]))
 
 
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbOption = None,
          quiet: QuietOption = False) -> None:
     """Delete a corpus and everything built for it."""
@@ -112,25 +123,7 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
         typer.echo(f"dropped {name}" + (f" and its {deleted}" if deleted else ""), err=True)
 
 
-@db_app.command("upgrade")
-def db_upgrade(db: DbOption = None) -> None:
-    """Migrate the schema to the newest revision (also done automatically on first use)."""
-    from termx.storage.db import current, get_engine
-
-    emit(" ".join(sorted(current(get_engine(db)))))
-
-
-@db_app.command("current")
-def db_current(db: DbOption = None) -> None:
-    """Print the schema revision(s) the database is at."""
-    import sqlalchemy as sa
-
-    from termx.storage.db import current, resolve_url
-
-    emit(" ".join(sorted(current(sa.create_engine(resolve_url(db))))) or "(empty)")
-
-
-@app.command()
+@app.command(rich_help_panel=INDEX_PANEL)
 def demo(
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name for the demo corpus.")] = "stdlib-docs",
     db: DbOption = None,

@@ -7,9 +7,9 @@ from typing import Annotated, Any
 import typer
 from rich.cells import cell_len
 
-from termx.cli import app
+from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
-from termx.cli.output import Format, render, to_json
+from termx.cli.output import Format, escape_controls, render, to_json
 
 VISIBLE = str.maketrans({"\n": "⏎", "\r": "␍", "\t": "⇥"})
 
@@ -19,10 +19,12 @@ PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's u
 
 
 def _visible(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
-    """Newlines and tabs as visible marks (⏎ ␍ ⇥), except in JSON, which keeps the text exact."""
-    if fmt in (Format.json, Format.jsonl):
+    """For the terminal (table): newlines and tabs as visible marks (⏎ ␍ ⇥), other control characters escaped.
+    csv, tsv and json keep the text exact (csv/tsv quote fields that hold newlines or tabs)."""
+    if fmt is not Format.table:
         return rows
-    return [{k: v.translate(VISIBLE) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
+    return [{k: escape_controls(v.translate(VISIBLE)) if isinstance(v, str) else v for k, v in r.items()}
+            for r in rows]
 
 
 def _load(db: str | None, corpus: str, purpose: str):  # type: ignore[no-untyped-def]
@@ -39,7 +41,7 @@ def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
     return load_shards(get_engine(db), corpus)
 
 
-@app.command()
+@app.command(rich_help_panel=LOOKUP_PANEL)
 def stats(
     corpus: CorpusArg,
     patterns: Annotated[list[str], typer.Argument(help="One or more patterns, read in the corpus's unit.")],
@@ -70,7 +72,7 @@ def _kwic(rows: list[dict[str, Any]], joiner: str) -> str:
                      for x, b, a, r in zip(where, before, after, rows, strict=True))
 
 
-@app.command()
+@app.command(rich_help_panel=LOOKUP_PANEL)
 def concordance(
     corpus: CorpusArg,
     pattern: PatternArg,
@@ -100,7 +102,7 @@ def concordance(
         typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
 
 
-@app.command("class")
+@app.command("class", rich_help_panel=LOOKUP_PANEL)
 def class_(
     corpus: CorpusArg,
     pattern: PatternArg,
@@ -149,7 +151,7 @@ def _params(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-@app.command("sql")
+@app.command("sql", rich_help_panel=LOOKUP_PANEL)
 def sql_command(
     name: Annotated[str | None, typer.Argument(help="A query in sql/ (see --list) or a path to a .sql file.")]
     = None,

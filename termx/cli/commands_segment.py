@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from termx.cli import app
-from termx.cli.options import DbOption, QuietOption, emit
-from termx.cli.output import Format, render, to_json
+from termx.cli import WORDBREAK_PANEL, app
+from termx.cli.options import DbOption, QuietOption, emit, emit_raw
+from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
 from termx.experiments.whitespace import Condition
@@ -22,26 +19,6 @@ from termx.wordbreak import DEFAULT_MAX_LEN, Scorer
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
                                            help="Longest candidate word, in tokens of the corpus.")]
-
-
-class SegmentFormat(str, Enum):
-    """Output of `termx segment`."""
-
-    text = "text"
-    json = "json"
-
-
-def _read_input(source: str) -> list[str]:
-    """Lines of a UTF-8 file or stdin (CRLF or LF)."""
-    try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{source} is not valid UTF-8 at byte offset {exc.start}") from None
-    return text.splitlines()
 
 
 ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE: a scorer parameter "
@@ -90,7 +67,7 @@ def _scorers(spec: str) -> list[Scorer]:
     return list(dict.fromkeys(out))
 
 
-@app.command()
+@app.command(rich_help_panel=WORDBREAK_PANEL)
 def segment(
     corpus: Annotated[str, typer.Argument(help="Corpus whose statistics score the candidate words.")],
     source: Annotated[str, typer.Argument(metavar="[FILE|-]", help="Text to break, one line at a time "
@@ -102,33 +79,41 @@ def segment(
     param: ParamOption = None,
     db: DbOption = None,
     quiet: QuietOption = False,
-    fmt: Annotated[SegmentFormat, typer.Option("--format", "-f", help="text: words separated by spaces, one "
-                                               "line per input line; json: words and boundary offsets.")]
-    = SegmentFormat.text,
+    fmt: Annotated[LinesFormat, typer.Option("--format", "-f", help="text: words separated by spaces, one "
+                                             "line per input line; tsv: separated by tabs; jsonl: one "
+                                             "{line, text, words, boundaries} record per line; json: an array "
+                                             "of them.")] = LinesFormat.text,
 ) -> None:
     """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
-    search for the best total score. White space already in the input stays a boundary."""
+    search for the best total score. White space already in the input stays a boundary.
+
+    Streams: input is read as it arrives and each batch of lines is answered and flushed, so it works in a
+    pipe (`producer | termx segment CORPUS - | consumer`)."""
+    from termx.lines import stream_lines
     from termx.storage.db import get_engine
     from termx.storage.loaded import load_index
     from termx.wordbreak import Segmenter
 
     options = _options(param, [scorer])[scorer.value]
-    lines = _read_input(source)
+    batches = stream_lines(source)
     with RichProgress(enabled=not quiet) as progress:
         segmenter = Segmenter(load_index(get_engine(db), corpus, "termx segment"), scorer, max_len, options, progress)
-    broken = segmenter.segment_lines(lines)
-    if fmt is SegmentFormat.text:
-        emit("\n".join(" ".join(words) for words in broken))
-        return
-    rows = []
-    for n, (line, words) in enumerate(zip(lines, broken, strict=True), 1):
-        ends = [len(w) for w in words]
-        offsets = [sum(ends[:k]) for k in range(1, len(words))]
-        rows.append({"line": n, "text": line, "words": words, "boundaries": offsets})
-    emit(json.dumps(rows, ensure_ascii=False))
+    writer = LinesWriter(fmt)
+    for lines in batches:
+        first = writer.written + 1
+        emit_raw(writer.batch([_segment_record(n, line, words) for n, (line, words)
+                               in enumerate(zip(lines, segmenter.segment_lines(lines), strict=True), first)]))
+    emit_raw(writer.end())
 
 
-@app.command()
+def _segment_record(line_no: int, line: str, words: list[str]) -> dict[str, Any]:
+    """One output record: the line, its words, and the offsets (in characters) where words end inside it."""
+    ends = [len(w) for w in words]
+    return {"line": line_no, "text": line, "words": words,
+            "boundaries": [sum(ends[:k]) for k in range(1, len(words))]}
+
+
+@app.command(rich_help_panel=WORDBREAK_PANEL)
 def whitespace(
     paths: Annotated[list[str], typer.Argument(help="Spaced text: files, directories or - for stdin.")],
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name of the corpus the de-spaced text is "
@@ -172,6 +157,7 @@ def whitespace(
     from termx.experiments.whitespace import TblSettings, run_whitespace
     from termx.index.ingest import read_documents
     from termx.storage.db import get_engine
+    from termx.storage.store import describe_deleted
 
     chosen = _scorers(scorers)
     options = _options(param, chosen)
@@ -190,6 +176,9 @@ def whitespace(
                                 condition=condition, lines_per_doc=lines_per_doc, max_len=max_len,
                                 results_dir=results, replace=replace, options=options, progress=progress,
                                 tbl=settings)
+    deleted = describe_deleted(report.deleted)
+    if deleted and not quiet:
+        typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)
     if fmt is Format.json:
         emit(to_json(report.as_dict()))
         return

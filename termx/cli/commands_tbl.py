@@ -6,13 +6,13 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
-from termx.cli.options import DbOption, FormatOption, emit
-from termx.cli.output import Format, render, to_json
+from termx.cli import TBL_PANEL, app
+from termx.cli.options import DbOption, FormatOption, emit, emit_raw
+from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
-app.add_typer(tbl_app, name="tbl")
+app.add_typer(tbl_app, name="tbl", rich_help_panel=TBL_PANEL)
 
 RULE_COLUMNS = ["ord", "rule", "score", "good", "bad"]
 
@@ -53,8 +53,9 @@ def train(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Learn rules that turn PRED into GOLD, store them, print them with training accuracy before/after."""
+    from termx.lines import read_lines
     from termx.storage.db import get_engine
-    from termx.tbl.segmentation import read_lines, train_segmentation_corrector
+    from termx.tbl.segmentation import train_segmentation_corrector
     from termx.tbl.store import save_model
     from termx.tbl.templates import DEFAULT_TEMPLATES, select_templates
 
@@ -71,14 +72,24 @@ def apply_cmd(
     name: Annotated[str, typer.Argument(help="A stored model (see `termx tbl models`).")],
     pred: Annotated[str, typer.Argument(help="Segmented text to correct, one line each (- = stdin).")],
     db: DbOption = None,
+    fmt: Annotated[LinesFormat, typer.Option("--format", "-f", help="text: the corrected lines; tsv: their "
+                                             "words separated by tabs; jsonl: one {line, words} record per "
+                                             "line; json: an array of them.")] = LinesFormat.text,
 ) -> None:
-    """Write PRED corrected by the model's rules (applied in order) to stdout."""
+    """Write PRED corrected by the model's rules (applied in order) to stdout, streamed batch by batch."""
+    from termx.lines import stream_lines
     from termx.storage.db import get_engine
-    from termx.tbl.segmentation import correct_segmentation, read_lines
+    from termx.tbl.segmentation import correct_segmentation
     from termx.tbl.store import load_model
 
+    batches = stream_lines(pred)
     model = load_model(get_engine(db), name)
-    emit("\n".join(correct_segmentation(model, read_lines(pred))))
+    writer = LinesWriter(fmt)
+    for lines in batches:
+        first = writer.written + 1
+        emit_raw(writer.batch([{"line": n, "words": line.split(" ") if line else []}
+                               for n, line in enumerate(correct_segmentation(model, lines), first)]))
+    emit_raw(writer.end())
 
 
 @tbl_app.command()

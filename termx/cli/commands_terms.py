@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import app
+from termx.cli import TERMS_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render
 from termx.cli.progress import RichProgress
@@ -15,12 +15,14 @@ from termx.terms import Ranking
 COLUMNS = {Format.tsv: ["term", "score", "freq", "df"]}
 TABLE_COLUMNS = ["rank", "term", "score", "freq", "df", "len"]
 REFERENCE_COLUMNS = [*TABLE_COLUMNS, "ref_freq", "ref_df"]
+ALL = 2**31 - 1  # --limit 0: the ranking queries take an integer LIMIT
 
 
-@app.command()
+@app.command(rich_help_panel=TERMS_PANEL)
 def terms(
     corpus: Annotated[str, typer.Argument(help="Corpus to extract terms from.")],
-    top: Annotated[int, typer.Option("--top", min=1, help="How many terms to show.")] = 100,
+    limit: Annotated[int, typer.Option("--limit", "-n", "--top", min=0, help="How many terms to show; 0 = all "
+                                       "(--top is the old name).")] = 100,
     rank: Annotated[Ranking, typer.Option("--rank", help="adaptation: (df_2+0.5)/(df_1+1); poisson: signed G2 "
                                           "of df_2 against a length-aware Poisson null; ridf: residual IDF; "
                                           "specificity: weirdness against --reference x ln freq; "
@@ -50,10 +52,11 @@ def terms(
     from termx.terms import extract_terms, save_terms
 
     engine = get_engine(db)
+    limit = limit or ALL
     with RichProgress(enabled=not quiet) as progress:
-        rows = extract_terms(engine, corpus, rank, top, min_df, min_len, max_len, progress, reference=reference)
+        rows = extract_terms(engine, corpus, rank, limit, min_df, min_len, max_len, progress, reference=reference)
     if save:
-        params = {"rank": rank.value, "top": top, "min_df": min_df, "min_len": min_len, "max_len": max_len}
+        params = {"rank": rank.value, "top": limit, "min_df": min_df, "min_len": min_len, "max_len": max_len}
         if reference is not None:
             params["reference"] = reference
         save_terms(engine, save, corpus, rows, params, replace)

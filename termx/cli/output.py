@@ -6,9 +6,31 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any
+
+# C0 and C1 controls, DEL, and the bidi embeddings/overrides/isolates that reorder what a terminal shows.
+CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """Text safe to show on a terminal: control characters written visibly (`\\x1b`, `\\u202e`), so corpus
+    text cannot set the window title, write the clipboard (OSC 52), move the cursor or reorder a line."""
+    return CONTROL_RE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+# What JSON may carry raw but is better written as \uXXXX: C1 controls and DEL (terminals act on them), the
+# line and paragraph separators (line readers split at them) and bidi controls. Outside strings JSON text is
+# ASCII, so replacing them anywhere is lossless: a parser reads back the same data.
+JSON_ESCAPE_RE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(data: Any, indent: int | None = None) -> str:
+    """JSON of a result, UTF-8 kept readable, characters that could act on a terminal or split a line escaped."""
+    text = json.dumps(_jsonable(data), ensure_ascii=False, indent=indent)
+    return JSON_ESCAPE_RE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 class Format(str, Enum):
@@ -50,7 +72,7 @@ def _cell(value: Any) -> str:
 
 def to_json(data: Any) -> str:
     """JSON text of any result (rows, nested reports), UTF-8 kept readable."""
-    return json.dumps(_jsonable(data), ensure_ascii=False, indent=2)
+    return json_text(data, indent=2)
 
 
 def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[str] | None = None,
@@ -60,7 +82,7 @@ def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[
     if fmt is Format.json:
         return to_json(list(rows))
     if fmt is Format.jsonl:
-        return "\n".join(json.dumps(_jsonable(r), ensure_ascii=False) for r in rows)
+        return "\n".join(json_text(r) for r in rows)
     cols = list(columns) if columns is not None else (list(rows[0].keys()) if rows else [])
     if fmt in (Format.csv, Format.tsv):
         buf = io.StringIO()
@@ -73,16 +95,59 @@ def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[
 
 
 def render_table(rows: Sequence[dict[str, Any]], cols: Sequence[str], title: str | None = None) -> str:
-    """A rich table rendered to plain text (no colour codes), numbers right-aligned."""
+    """A rich table rendered to plain text (no colour codes), numbers right-aligned, control characters
+    escaped (a table is for a terminal; csv, tsv and json keep the data exact)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text  # cells as Text: corpus text such as "[red]" is data, not rich markup
 
-    table = Table(title=title, show_edge=False, header_style="bold")
+    table = Table(title=Text(escape_controls(title)) if title else None, show_edge=False, header_style="bold")
     for c in cols:
         numeric = bool(rows) and all(isinstance(_jsonable(r.get(c)), (int, float)) for r in rows)
-        table.add_column(c, justify="right" if numeric else "left", overflow="fold")
+        table.add_column(Text(escape_controls(c)), justify="right" if numeric else "left", overflow="fold")
     for r in rows:
-        table.add_row(*[_cell(r.get(c)) for c in cols])
+        table.add_row(*[Text(escape_controls(_cell(r.get(c)))) for c in cols])
     console = Console(file=io.StringIO(), width=200, color_system=None, force_terminal=False)
     console.print(table)
     return console.file.getvalue().rstrip("\n")  # type: ignore[attr-defined]
+
+
+class LinesFormat(str, Enum):
+    """Output of commands that answer each input line with a line of words (segment, tbl apply)."""
+
+    text = "text"    # the words separated by spaces, one output line per input line
+    tsv = "tsv"      # the words separated by tabs
+    json = "json"    # one array of records {"line": n, "words": [...], ...}
+    jsonl = "jsonl"  # one record per line
+
+
+class LinesWriter:
+    """Renders per-line records (each with "words") batch by batch, so output can be flushed as input arrives;
+    JSON is one array across batches, closed by `end()`."""
+
+    def __init__(self, fmt: LinesFormat) -> None:
+        self.fmt = LinesFormat(fmt)
+        self.written = 0
+
+    def batch(self, records: Sequence[dict[str, Any]]) -> str:
+        """The text of one batch of records, newline-terminated."""
+        if not records:
+            return ""
+        if self.fmt is LinesFormat.json:
+            head = "[\n" if self.written == 0 else ",\n"
+            text = head + ",\n".join(json_text(r) for r in records)
+        else:
+            text = "\n".join(self._line(r) for r in records) + "\n"
+        self.written += len(records)
+        return text
+
+    def end(self) -> str:
+        """What closes the output (the end of the JSON array)."""
+        if self.fmt is not LinesFormat.json:
+            return ""
+        return "\n]\n" if self.written else "[]\n"
+
+    def _line(self, record: dict[str, Any]) -> str:
+        if self.fmt is LinesFormat.jsonl:
+            return json_text(record)
+        return ("\t" if self.fmt is LinesFormat.tsv else " ").join(record["words"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from termx.evaluation.baselines import MostFrequentClass, most_frequent_class
-from termx.evaluation.inputs import PairedRecords, SubsetRecord, pair_records, read_lines, read_records
+from termx.evaluation.inputs import PairedRecords, SubsetRecord, pair_records, read_records
 from termx.evaluation.metrics import (
     PRF,
     accuracy,
@@ -43,7 +43,7 @@ __all__ = [
     "Split", "SubsetRecord", "accuracy", "approximate_randomization", "boundaries", "boundary_outcomes",
     "boundary_prf", "compare", "cross_validation_with_test", "error_count", "error_counts", "kfold",
     "macro_average", "mapsswe", "mapsswe_segments", "mcnemar", "micro_average", "most_frequent_class",
-    "pair_records", "paired_bootstrap", "paired_ttest", "parse_tests", "read_lines", "read_records",
+    "pair_records", "paired_bootstrap", "paired_ttest", "parse_tests", "read_records",
     "score_lines", "segmentation_prf", "segmentation_records", "sign_test", "sign_test_critical_value",
     "sign_test_table", "subset_table", "train_devtest_test", "wilcoxon", "word_prf", "word_spans",
     "words_from_boundaries",

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from termx.errors import EvaluationError, InputError
+from termx.lines import parse_json_line, read_lines, source_name
 
 
 @dataclass(frozen=True)
@@ -45,23 +46,18 @@ class PairedRecords:
     b_name: str = "B"
 
 
-def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not valid UTF-8 (byte {exc.start})") from None
+def _shown(value: object) -> str:
+    """A value for a message, cut short (a JSON number may have thousands of digits)."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
-def read_lines(path: str | Path) -> list[str]:
-    """The lines of a UTF-8 text file, CRLF or LF, without a trailing empty line."""
-    lines = _read_text(Path(path)).split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+def _finite(value: float) -> bool:
+    """Finite and representable as a float (a 400-digit JSON integer is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _number(obj: dict[str, Any], key: str, where: str, *, positive: bool = False,
@@ -69,8 +65,8 @@ def _number(obj: dict[str, Any], key: str, where: str, *, positive: bool = False
     value = obj.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{where}: `{key}` must be a finite number (got {json.dumps(value)})")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+        raise InputError(f"{where}: `{key}` must be a finite number (got {_shown(value)})")
     if positive and value <= 0:
         raise InputError(f"{where}: `{key}` must be positive (got {value})")
     if non_negative and value < 0:
@@ -99,24 +95,20 @@ def _record(obj: Any, where: str, line: int) -> SubsetRecord:
 
 def read_records(path: str | Path) -> list[SubsetRecord]:
     """Parse a JSON-lines file of per-subset records (blank lines skipped); ids must be unique."""
-    path = Path(path)
     records: list[SubsetRecord] = []
     seen: dict[str, int] = {}
     for number, text in enumerate(read_lines(path), start=1):
         if not text.strip():
             continue
-        where = f"{path}:{number}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-        rec = _record(obj, where, number)
+        where = f"{source_name(path)}:{number}"
+        rec = _record(parse_json_line(text, where), where, number)
         if rec.id in seen:
             raise InputError(f"{where}: duplicate id {rec.id!r} (first on line {seen[rec.id]})")
         seen[rec.id] = number
         records.append(rec)
     if not records:
-        raise InputError(f"{path} holds no records", "one JSON object per line, e.g. {\"id\": \"s1\", \"errors\": 3}")
+        raise InputError(f"{source_name(path)} holds no records",
+                         "one JSON object per line, e.g. {\"id\": \"s1\", \"errors\": 3}")
     return records
 
 

@@ -519,9 +519,19 @@ def _mean(a: NDArray[np.float64]) -> float:
     return float(a.mean())
 
 
-def _check_resamples(resamples: int) -> None:
+def _resampling_input(x: ArrayLike, y: ArrayLike, alternative: str,
+                      resamples: int) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    """The checked inputs of a resampling test: x and y as arrays (rows = subsets) and the number of subsets."""
+    _check_alternative(alternative)
     if resamples < 1:
         raise EvaluationError(f"resamples must be at least 1 (got {resamples})")
+    xa, ya = _samples(x, y)
+    return xa, ya, int(xa.shape[0])
+
+
+def _tolerance(observed: float) -> float:
+    """How far a resampled statistic may lie from the observed one and still count as reaching it (rounding)."""
+    return float(100 * np.finfo(np.float64).eps * abs(observed))
 
 
 def paired_bootstrap(
@@ -536,10 +546,7 @@ def paired_bootstrap(
     """Paired bootstrap over subsets for any corpus-level metric (rows of x, y are subsets; larger = better):
     δ = metric(x) − metric(y); c counts resamples whose δ* strays from δ by at least |δ| towards the null side
     (both sides when two-sided); p = (c + 1) / (R + 1)."""
-    _check_alternative(alternative)
-    _check_resamples(resamples)
-    xa, ya = _samples(x, y)
-    n = int(xa.shape[0])
+    xa, ya, n = _resampling_input(x, y, alternative, resamples)
     base: dict[str, Any] = {
         "test": "bootstrap",
         "method": f"paired bootstrap, {resamples} resamples, seed {seed}",
@@ -557,7 +564,7 @@ def paired_bootstrap(
     for r in range(resamples):
         idx = rng.integers(0, n, n)
         shifted[r] = metric(xa[idx]) - metric(ya[idx]) - delta
-    tol = 100 * np.finfo(np.float64).eps * abs(delta)
+    tol = _tolerance(delta)
     if alternative == "greater":
         c = int((shifted >= delta - tol).sum())
     elif alternative == "less":
@@ -585,10 +592,7 @@ def approximate_randomization(
     """Approximate randomization: swap each subset's x and y rows with probability 1/2 and recompute
     metric(x) − metric(y); p = (c + 1) / (R + 1). When 2^n <= R every assignment is enumerated (p = c / 2^n,
     as scipy.stats.permutation_test does). Two-sided p = 2 · min(one-sided p's), capped at 1."""
-    _check_alternative(alternative)
-    _check_resamples(resamples)
-    xa, ya = _samples(x, y)
-    n = int(xa.shape[0])
+    xa, ya, n = _resampling_input(x, y, alternative, resamples)
     base: dict[str, Any] = {
         "test": "permutation",
         "statistic_name": "metric(x) - metric(y)",
@@ -616,7 +620,7 @@ def approximate_randomization(
     for r, swap in enumerate(swaps):
         mask = swap.reshape(shape)
         null[r] = metric(np.where(mask, ya, xa)) - metric(np.where(mask, xa, ya))
-    tol = 100 * np.finfo(np.float64).eps * abs(observed)
+    tol = _tolerance(observed)
     c_ge, c_le = int((null >= observed - tol).sum()), int((null <= observed + tol).sum())
     if exact:
         p_ge, p_le = c_ge / len(swaps), c_le / len(swaps)

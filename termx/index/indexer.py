@@ -9,14 +9,14 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusExists, InputError
+from termx.errors import InputError
 from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
 from termx.index.sharding import cut_shards
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage.shards import Runner, save_shards
-from termx.storage.store import dependents, get_corpus, list_corpora, save_corpus
+from termx.storage.store import dependents, get_corpus, require_new_corpus, save_corpus
 
 
 @dataclass
@@ -41,6 +41,18 @@ class IndexSummary:
         return dict(self.__dict__)
 
 
+def check_corpus_name(name: str) -> None:
+    """A corpus name is 1 to 200 printable characters: no control, format (bidi) or separator characters other
+    than the space, since names are shown on terminals and passed around in shells and URLs."""
+    if not name or len(name) > 200:
+        raise InputError("a corpus name must have 1 to 200 characters")
+    bad = next((c for c in name if not c.isprintable()), None)
+    if bad is not None:
+        shown = bad.encode("unicode_escape").decode("ascii")
+        raise InputError(f"a corpus name must be printable: {name!r} holds {shown}",
+                         "use letters, digits, spaces and punctuation")
+
+
 def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
                 replace: bool = False, progress: Progress | None = None, shard_size: int | None = None,
@@ -48,8 +60,9 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`; `append`
     adds them to the existing corpus as new shards); `shard_size` cuts them into shards of at most that many
     bytes of text, built by `runner` (default: a pool of worker processes, one per core)."""
-    if not (replace or append) and any(c.name == name for c in list_corpora(engine)):
-        raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+    check_corpus_name(name)
+    if not append:
+        require_new_corpus(engine, name, replace)
     timings = Timings()
     with timings.stage("read", progress or Silent()):
         docs, report = read_documents(paths, mode, on_invalid)
@@ -68,12 +81,11 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     Documents that make one shard are built in this process; several shards (or `append`) go through
     termx.storage.shards (workers build and store shards; one transaction makes them visible).
     """
-    if not name or len(name) > 200:
-        raise InputError("a corpus name must have 1 to 200 characters")
+    check_corpus_name(name)
     if max_k < 1:
-        raise InputError("--max-k must be at least 1")
+        raise InputError("`max_k` must be at least 1", params=("max_k",))
     if replace and append:
-        raise InputError("replace and append exclude each other")
+        raise InputError("`replace` and `append` exclude each other", params=("replace", "append"))
     timings = timings if timings is not None else Timings()
     report = report or ReadReport()
     deleted = dependents(engine, name) if replace else {}

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from termx.errors import InputError
+from termx.lines import check_nul, parse_json_line, read_bytes, split_lines
 
 
 class InputMode(str, Enum):
@@ -72,7 +71,7 @@ def _sources(paths: list[str]) -> Iterator[tuple[str, str, bytes]]:
         raise InputError("no input given", "pass files, directories or - for stdin")
     for p in paths:
         if p == "-":
-            yield "<stdin>", "stdin", sys.stdin.buffer.read()
+            yield "<stdin>", "stdin", read_bytes(p)
             continue
         path = Path(p)
         if path.is_dir():
@@ -80,33 +79,24 @@ def _sources(paths: list[str]) -> Iterator[tuple[str, str, bytes]]:
             if not files:
                 raise InputError(f"directory {p} holds no files")
             for f in files:
-                yield str(f), str(f.relative_to(path)), _read(f)
-        elif path.is_file():
-            yield str(path), path.name, _read(path)
+                yield str(f), str(f.relative_to(path)), read_bytes(f)
+        elif path.exists():  # a file, or a device or pipe such as /dev/null or <(...)
+            yield str(path), path.name, read_bytes(path)
         else:
             raise InputError(f"no such file or directory: {p}")
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _decode(data: bytes, source: str, on_invalid: OnInvalid, report: ReadReport) -> str:
     """UTF-8 text of a file; NUL bytes (binary files) are always rejected."""
     if not data.strip():
         raise InputError(f"{source} is empty")
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise InputError(f"{source} contains a NUL byte at offset {nul}", "binary files cannot be indexed")
+    check_nul(data, source)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         if on_invalid is OnInvalid.reject:
             raise InputError(f"{source} is not valid UTF-8 at byte offset {exc.start}",
-                             "fix the file or pass --invalid replace") from None
+                             "fix the file or pass `on_invalid=replace`", ("on_invalid",)) from None
         text = data.decode("utf-8", errors="replace")
         report.replaced_bytes += text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
         return text
@@ -123,7 +113,7 @@ def _split(text: str, name: str, source: str, mode: InputMode, report: ReadRepor
     if mode is InputMode.files:
         yield Document(name, text)
         return
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
         if mode is InputMode.lines:
@@ -137,10 +127,7 @@ def _split(text: str, name: str, source: str, mode: InputMode, report: ReadRepor
 
 
 def _json_document(line: str, where: str, default_name: str) -> Document:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not JSON ({exc.msg})", "--input jsonl expects one object per line") from None
+    obj = parse_json_line(line, where, "JSON lines input holds one object per line")
     if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
         raise InputError(f'{where}: expected an object with a string "text" field')
     if "\0" in obj["text"]:

@@ -17,10 +17,11 @@ def parse_size(text: str) -> int:
     """Bytes of a size such as 1kB, 64MB, 2GB or 5000 (decimal units: 1 kB = 1000 bytes)."""
     m = _SIZE_RE.fullmatch(text)
     if m is None:
-        raise InputError(f"shard_size {text!r} is not a size", "e.g. 64MB, 512kB, 1GB or a number of bytes")
+        raise InputError(f"`shard_size` {text!r} is not a size", "e.g. 64MB, 512kB, 1GB or a number of bytes",
+                         params=("shard_size",))
     size = int(float(m.group(1)) * _FACTORS[m.group(2).lower()])
     if size < 1:
-        raise InputError(f"shard_size {text!r} is less than one byte")
+        raise InputError(f"`shard_size` {text!r} is less than one byte", params=("shard_size",))
     return size
 
 

@@ -1,17 +1,22 @@
-"""Binary COPY rows for the class table, written straight from NumPy arrays by a numba kernel.
+"""Binary COPY: `copy_binary` for rows of Python values (every table but the classes), and the class table's
+rows written straight from NumPy arrays by a numba kernel (`class_rows`).
 
-Row layout (PostgreSQL binary COPY): int16 field count, then per field int32 length + big-endian value:
+Class row layout (PostgreSQL binary COPY): int16 field count, then per field int32 length + big-endian value:
 shard_id int4, i int4, j int4, lbl int4, sil int4, freq int4, df int4[K], rep text (the longest member,
 at most `rep_cap` tokens and `REP_MAX_BYTES` bytes, as valid UTF-8 — see `_put_rep`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 import numba as nb
 import numpy as np
+
+if TYPE_CHECKING:
+    import psycopg
 
 COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
 COPY_TRAILER = b"\xff\xff"
@@ -147,3 +152,21 @@ def _encode(row, shard_id, ci, cj, clbl, csil, df, sa, tokens, blob, offsets, jo
         pos = end
         row += 1
     return row, pos
+
+
+def copy_binary(conn: psycopg.Connection, table: str, columns: Sequence[str], types: Sequence[str],
+                rows: Iterable[Sequence[Any]]) -> int:
+    """COPY `rows` into `table` ("schema.name", a name the code chooses) in PostgreSQL's binary format, every
+    writer's one way to bulk-load rows (no text escaping); `types` are the columns' PostgreSQL types. Returns
+    the number of rows written."""
+    from psycopg import sql
+
+    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+        sql.Identifier(*table.split(".")), sql.SQL(", ").join(map(sql.Identifier, columns)))
+    n = 0
+    with conn.cursor().copy(statement) as copy:
+        copy.set_types(list(types))
+        for row in rows:
+            copy.write_row(row)
+            n += 1
+    return n

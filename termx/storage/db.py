@@ -1,9 +1,10 @@
-"""Engine creation: resolve --db / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
+"""Engine creation: resolve a URL / TERMX_DATABASE_URL / the embedded server, and migrate the schema to head."""
 
 from __future__ import annotations
 
 import os
 from functools import cache
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
@@ -12,11 +13,15 @@ from termx.errors import DatabaseUnavailable
 from termx.storage import txn
 from termx.storage.paths import resource
 
+if TYPE_CHECKING:
+    pass
+
 SCHEMA = "termx"
 
 
 def resolve_url(url: str | None) -> URL:
-    """The SQLAlchemy URL (psycopg 3 driver) for an explicit URL, the environment, or the embedded server."""
+    """The SQLAlchemy URL (psycopg 3 driver) for an explicit URL, the environment, or the embedded server
+    (the kept one of `termx db start`, else one started for the length of this process)."""
     if not url:
         url = os.environ.get("TERMX_DATABASE_URL")
     if not url:
@@ -35,7 +40,15 @@ def resolve_url(url: str | None) -> URL:
 @cache
 def get_engine(url: str | None = None) -> Engine:
     """A connected, migrated engine; raises DatabaseUnavailable with a one-line reason if the server is down."""
-    target = resolve_url(url)
+    engine = connect_or_explain(resolve_url(url))
+    upgrade(engine)
+    with txn.connection(engine) as conn:  # what crashed or interrupted writers left behind
+        txn.collect_garbage(conn, engine.url.render_as_string(hide_password=True))
+    return engine
+
+
+def connect_or_explain(target: URL) -> Engine:
+    """An engine that has connected once; DatabaseUnavailable with the server's one-line reason otherwise."""
     engine = sa.create_engine(target, pool_pre_ping=True)
     try:
         with engine.connect() as conn:
@@ -44,10 +57,7 @@ def get_engine(url: str | None = None) -> Engine:
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         where = target.render_as_string(hide_password=True)
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
-                                  "is the server running? check --db / TERMX_DATABASE_URL") from None
-    upgrade(engine)
-    with txn.connection(engine) as conn:
-        txn.collect_garbage(conn, engine.url.render_as_string(hide_password=True))
+                                  "is the server running? check `url` / TERMX_DATABASE_URL", ("url",)) from None
     return engine
 
 

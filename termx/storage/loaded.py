@@ -149,7 +149,8 @@ def load_index(engine: Engine, name: str, purpose: str = "this command") -> Load
     shards = load_shards(engine, name)
     if len(shards) != 1:
         raise MultiShardUnsupported(f"corpus {name!r} has {len(shards)} shards; {purpose} needs a corpus of one "
-                                    "shard", "rebuild it without --shard-size/--append, or use termx stats")
+                                    "shard", "rebuild it as one shard (no `shard_size` limit, no `append`), or use "
+                                    "termx stats", params=("shard_size", "append"))
     return shards[0]
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 
 def home() -> Path:
-    """The termx data directory, created on first use."""
-    path = Path(os.environ.get("TERMX_HOME") or Path.home() / ".termx").expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    """The termx data directory, created on first use (mode 0700: it holds the database password)."""
+    path = Path(os.environ.get("TERMX_HOME") or Path.home() / ".termx").expanduser().absolute()
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
 

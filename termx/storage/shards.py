@@ -32,6 +32,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
+from termx.storage.copyrows import copy_binary
 from termx.storage.store import (
     CorpusInfo,
     _copy_arrays,
@@ -105,7 +106,7 @@ def pool_runner(workers: int | None = None) -> Runner:
     """Run shard tasks in `workers` spawned processes (default: the cores); one worker runs them in this process."""
     count = workers or os.cpu_count() or 1
     if count < 1:
-        raise InputError("workers must be at least 1")
+        raise InputError("`workers` must be at least 1", params=("workers",))
 
     def run(tasks: list[ShardTask]) -> Iterator[ShardResult]:
         if count == 1 or len(tasks) == 1:
@@ -134,7 +135,7 @@ def dask_runner(address: str) -> Runner:
         try:
             from dask.distributed import Client, as_completed
         except ImportError:
-            raise InputError("the dask option needs Dask distributed", "pip install 'termx[dask]'") from None
+            raise InputError("`dask` needs Dask distributed", "pip install 'termx[dask]'", params=("dask",)) from None
         try:
             client = Client(address, timeout=30)
         except OSError as exc:
@@ -251,10 +252,12 @@ def _target(conn: psycopg.Connection, name: str, unit: Unit, max_k: int, rep_cap
                             (name,)).fetchone()
     if not append:
         if existing is not None and not replace:
-            raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+            raise CorpusExists(f"corpus {name!r} already exists", "use `replace=True` to rebuild it, or termx drop",
+                               params=("replace",))
         return _Target(None, unit, max_k, rep_cap, None, 0, 0)
     if existing is None:
-        raise CorpusNotFound(f"no corpus named {name!r} to append to", "build it first without --append")
+        raise CorpusNotFound(f"no corpus named {name!r} to append to", "build it first without `append`",
+                             params=("append",))
     corpus_id, stored_unit, stored_k, stored_cap, documents = existing
     vocab = None if stored_unit == "byte" else [r[0] for r in conn.execute(
         "SELECT token FROM termx.vocab WHERE corpus_id = %s ORDER BY token_id", (corpus_id,))]
@@ -306,9 +309,8 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
             first_doc += len(group)
         if vocab is not None:
             known = len(target.vocab or [])
-            with conn.cursor().copy("COPY termx.vocab (corpus_id, token_id, token) FROM STDIN") as copy:
-                for n, token in enumerate(vocab[known:], known + 1):
-                    copy.write_row((corpus_id, n, token))
+            copy_binary(conn, "termx.vocab", ("corpus_id", "token_id", "token"), ("int4", "int4", "text"),
+                        ((corpus_id, n, token) for n, token in enumerate(vocab[known:], known + 1)))
     return corpus_id, tasks
 
 

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusNotFound, InputError, PatternError, TermxError
+from termx.lines import split_lines
 from termx.storage.paths import resource
 
 BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
@@ -89,7 +91,7 @@ def load_sql(name_or_path: str | Path) -> SqlFile:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from None
-    comments = [line.strip() for line in text.splitlines() if line.strip().startswith("--")]
+    comments = [line.strip() for line in split_lines(text) if line.strip().startswith("--")]
     description = comments[0].lstrip("-").strip() if comments else ""
     description = re.sub(rf"^{re.escape(path.name)}:\s*|^{re.escape(path.stem)}:\s*", "", description)
     docs, defaults = {}, {}
@@ -115,24 +117,52 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _database_error(name: str, exc: sa.exc.DBAPIError) -> TermxError:
+READ_ONLY_STATEMENTS = ("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN")
+_FIRST_WORD_RE = re.compile(r"[\s(]*([A-Za-z]*)")
+
+
+def _check_read_only(query: SqlFile) -> None:
+    """Refuse anything but a read-only query kind: a read-only transaction still runs `COPY ... TO PROGRAM`
+    (a server-side shell command) and `DO` blocks, so the statement's first word must name a query."""
+    word = _FIRST_WORD_RE.match(query.statement).group(1).upper()  # type: ignore[union-attr]
+    if word not in READ_ONLY_STATEMENTS:
+        shown = f"a {word} statement" if word else "not a query (it must start with its first keyword)"
+        raise InputError(f"query {query.name} is {shown}; termx sql runs one read-only query",
+                         f"start it with {', '.join(READ_ONLY_STATEMENTS)}")
+
+
+def _database_error(name: str, exc: psycopg.Error) -> TermxError:
     """A one-line error from a server error: termx's own look-up errors keep their type."""
-    diag = getattr(exc.orig, "diag", None)
-    message = (getattr(diag, "message_primary", None) or str(exc.orig)).strip().splitlines()[0]
+    diag = getattr(exc, "diag", None)
+    message = (getattr(diag, "message_primary", None) or str(exc) or type(exc).__name__).strip().splitlines()[0]
     hint = getattr(diag, "message_hint", None)
-    state = getattr(exc.orig, "sqlstate", None)
+    state = getattr(exc, "sqlstate", None)
     if state == "42704" and message.startswith("no corpus named"):
         return CorpusNotFound(message, hint or "termx corpora lists them")
     if state == "22023":
         return PatternError(message, hint)
+    if state == "42601" and "multiple commands" in message:
+        return InputError(f"query {name} holds more than one statement", "a query file is one SQL statement")
     return InputError(f"query {name} failed: {message}", hint)
 
 
-def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None,
-            read_only: bool = True) -> list[dict[str, Any]]:
+def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Run one statement with the extended protocol (a prepared statement, even without parameters), so the
+    server refuses a second statement hidden after a `;` instead of running it."""
+    compiled = sa.text(statement).bindparams(**values).compile(dialect=conn.dialect)
+    with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
+        cur.execute(compiled.string, compiled.params, prepare=True)
+        if cur.description is None:
+            return []
+        names = [c.name for c in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
 
-    `read_only` runs it in a READ ONLY transaction that is rolled back, so an analyst query cannot change data.
+    Only a query kind of statement is allowed, run in a READ ONLY transaction that is rolled back; being a single
+    prepared statement, it cannot end that transaction, so an analyst query cannot change data.
     """
     query = load_sql(name_or_path)
     given = dict(params or {})
@@ -144,19 +174,16 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     missing = [p for p, v in values.items() if v is None]
     if missing:
         raise InputError(f"query {query.name} needs {', '.join(missing)}",
-                         " ".join(f"--param {p}=..." for p in missing))
+                         " ".join(f"`params={p}=...`" for p in missing), ("params",))
+    _check_read_only(query)
     try:
-        if read_only:
-            with engine.connect() as conn:
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                result = conn.execute(sa.text(query.statement), values)
-                rows = [dict(r._mapping) for r in result] if result.returns_rows else []
-                conn.rollback()
-        else:
-            with engine.begin() as conn:
-                result = conn.execute(sa.text(query.statement), values)
-                rows = [dict(r._mapping) for r in result] if result.returns_rows else []
-    except sa.exc.DBAPIError as exc:
+        with engine.connect() as conn, conn.begin() as transaction:
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            rows = _execute(conn, query.statement, values)
+            transaction.rollback()
+    except psycopg.OperationalError:
+        raise  # the connection is gone: the CLI reports it as such, not as a fault of the query
+    except psycopg.Error as exc:
         raise _database_error(query.name, exc) from None
     return [{k: _plain(v) for k, v in row.items()} for row in rows]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from termx.index.build import DEFAULT_REP_CAP, Shard
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
-from termx.storage.copyrows import class_rows
+from termx.storage.copyrows import class_rows, copy_binary
 
 ARRAY_CHUNK_BYTES = 16 << 20
 
@@ -70,7 +70,7 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
     with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
         txn.collect_garbage(conn, url)
         if not replace and _named(conn, name) is not None:
-            raise CorpusExists(f"corpus {name!r} already exists", "use --replace to rebuild it, or termx drop")
+            raise _exists(name)
         corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
         try:
             with conn.transaction():
@@ -140,7 +140,7 @@ def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[i
         txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
         old = _named(conn, name)
         if old is not None and not replace:
-            raise CorpusExists(f"corpus {name!r} already exists", "another build created it; use --replace")
+            raise _exists(name, "another build created it; use `replace=True`")
         txn.attach_partitions(conn, shard_ids)
         fault_point("swap")
         if old is not None:
@@ -148,6 +148,16 @@ def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[i
         conn.execute("UPDATE termx.corpus SET name = %s, timings = %s WHERE id = %s",
                      (name, json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
     return old
+
+
+def _exists(name: str, hint: str = "use `replace=True` to rebuild it, or termx drop") -> CorpusExists:
+    return CorpusExists(f"corpus {name!r} already exists", hint, ("replace",))
+
+
+def require_new_corpus(engine: Engine, name: str, replace: bool) -> None:
+    """CorpusExists unless `replace` or no corpus has that name (checked before the work of a build)."""
+    if not replace and any(c.name == name for c in list_corpora(engine)):
+        raise _exists(name)
 
 
 def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
@@ -196,15 +206,19 @@ def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, sha
                     advance: Callable[[int], None], first_doc: int = 0) -> None:
     """The shard's documents, numbered from `first_doc` (doc_no counts across the corpus's shards)."""
     ta = shard.tokens
-    with conn.cursor().copy("COPY termx.document (corpus_id, doc_no, shard_id, name, title, start, length, text)"
-                            " FROM STDIN") as copy:
+
+    def rows() -> Iterator[tuple[Any, ...]]:
         for n, doc in enumerate(shard.documents):
-            copy.write_row((corpus_id, first_doc + n, shard_id, doc.name, doc.title, int(ta.doc_start[n]),
-                            int(ta.doc_len[n]), doc.text))
+            yield (corpus_id, first_doc + n, shard_id, doc.name, doc.title, int(ta.doc_start[n]), int(ta.doc_len[n]),
+                   doc.text)
             if n == 0:
                 fault_point("copy_documents")  # mid-COPY
             if n % 1000 == 999:
                 advance(1000)
+
+    copy_binary(conn, "termx.document", ("corpus_id", "doc_no", "shard_id", "name", "title", "start", "length",
+                                         "text"), ("int4", "int4", "int4", "text", "text", "int8", "int4", "text"),
+                rows())
     advance(len(shard.documents) % 1000)
 
 
@@ -212,23 +226,23 @@ def _copy_vocab(conn: psycopg.Connection, corpus_id: int, shard: Shard) -> None:
     vocab = shard.tokens.vocab
     if vocab is None:
         return
-    with conn.cursor().copy("COPY termx.vocab (corpus_id, token_id, token) FROM STDIN") as copy:
-        for n, token in enumerate(vocab, 1):
-            copy.write_row((corpus_id, n, token))
+    copy_binary(conn, "termx.vocab", ("corpus_id", "token_id", "token"), ("int4", "int4", "text"),
+                ((corpus_id, n, token) for n, token in enumerate(vocab, 1)))
 
 
 def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
     """The arrays look-ups need, in chunks of raw little-endian bytes."""
     arrays = {"tokens": shard.tokens.tokens, "sa": shard.sa, "doc_start": shard.tokens.doc_start}
-    with conn.cursor().copy("COPY termx.index_array (shard_id, name, dtype, length, chunk, data)"
-                            " FROM STDIN (FORMAT BINARY)") as copy:
-        copy.set_types(["int4", "text", "text", "int8", "int4", "bytea"])
+
+    def rows() -> Iterator[tuple[Any, ...]]:
         for name, arr in arrays.items():
             arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
             data = arr.data.cast("B")
             for chunk, at in enumerate(range(0, max(len(data), 1), ARRAY_CHUNK_BYTES)):
-                copy.write_row((shard_id, name, arr.dtype.str, len(arr), chunk,
-                                bytes(data[at: at + ARRAY_CHUNK_BYTES])))
+                yield shard_id, name, arr.dtype.str, len(arr), chunk, bytes(data[at: at + ARRAY_CHUNK_BYTES])
+
+    copy_binary(conn, "termx.index_array", ("shard_id", "name", "dtype", "length", "chunk", "data"),
+                ("int4", "text", "text", "int8", "int4", "bytea"), rows())
 
 
 def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,

@@ -24,6 +24,7 @@ from termx.storage.paths import cache_folder, sweep_cache
 LOCK_CORPUS_NAME = 0x74780001  # swaps of one corpus name serialise (held for the short swap transaction)
 LOCK_CORPUS = 0x74780002       # a session that builds or purges a nameless corpus row owns it
 LOCK_MIGRATE = 0x74780003      # one Alembic upgrade at a time
+LOCK_CANDIDATES = 0x7465726D   # (ns, shard id): one term-candidate or reference-count build per shard at a time
 
 SWAP_LOCK_TIMEOUT = "60s"      # a swap waits this long for another writer's attach/detach of termx.class
 DETACH_TIMEOUT = "10s"         # a retired partition's detach waits this long for older readers, then is left

@@ -91,21 +91,3 @@ def correct_segmentation(model: Model, pred_lines: Sequence[str]) -> list[str]:
                          hint="train it with `termx tbl train GOLD PRED`")
     pred = encode_lines(pred_lines)
     return decode_lines(pred.tokens, apply(model.rules, pred.tokens, pred.tags, pred.lengths), pred.lengths)
-
-
-def read_lines(path: str) -> list[str]:
-    """The lines of a UTF-8 text file (`-` = stdin), for the CLI; unreadable or binary input is an InputError."""
-    import sys
-    from pathlib import Path
-
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}", hint="give a readable text file or -") from None
-    if b"\0" in data:
-        raise InputError(f"{path} contains NUL bytes", hint="segmentations are plain UTF-8 text, one line each")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 (byte offset {exc.start})", hint="convert it to UTF-8") from None
-    return text.splitlines()

@@ -10,18 +10,10 @@ import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.errors import TermxError
+from termx.errors import ModelExists, ModelNotFound
 from termx.storage import txn
 from termx.tbl.learner import Model, Rule
 from termx.tbl.templates import parse_templates
-
-
-class ModelExists(TermxError):
-    """A TBL model of that name exists and replace was not asked for."""
-
-
-class ModelNotFound(TermxError):
-    """No TBL model of that name is stored."""
 
 
 def _finite(x: float) -> float | None:
@@ -45,7 +37,8 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False, c
         old = conn.execute("SELECT id FROM termx.tbl_model WHERE name = %s FOR UPDATE", (name,)).fetchone()
         if old is not None:
             if not replace:
-                raise ModelExists(f"TBL model {name!r} already exists", "use --replace to overwrite it")
+                raise ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
+                                  ("replace",))
             conn.execute("DELETE FROM termx.tbl_model WHERE id = %s", (old[0],))
         model_id = int(conn.execute(
             "INSERT INTO termx.tbl_model (name, params, n_positions, accuracy_before, accuracy_after, n_rules,"
@@ -58,7 +51,8 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False, c
             [(model_id, i, r.template.name, r.from_tag, r.to_tag, [int(a) for a in r.args], r.score, r.good,
               r.bad, model.describe(r)) for i, r in enumerate(model.rules)])
     except psycopg.errors.UniqueViolation:
-        raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use --replace") from None
+        raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use `replace=True`",
+                          ("replace",)) from None
     return model_id
 
 

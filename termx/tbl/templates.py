@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from termx.errors import InputError
+from termx.lines import split_lines
 
 Feature = Literal["tag", "tok"]
 
@@ -108,7 +109,7 @@ def _parse_condition(text: str, line: str) -> Condition:
 def parse_templates(text: str) -> tuple[Template, ...]:
     """Parse template lines (`name cond cond ...`; blank lines and `#` comments ignored)."""
     out: list[Template] = []
-    for raw in text.splitlines():
+    for raw in split_lines(text):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

@@ -171,16 +171,6 @@ def mean_entropy(index: LoadedIndex, tree: ClassTree, window: int) -> np.ndarray
     return entropy / np.maximum(positions, 1)
 
 
-def boundary_evidence(fcand: np.ndarray, rcand: np.ndarray, fsil: np.ndarray, fbranch: np.ndarray,
-                      rsil: np.ndarray, rbranch: np.ndarray, mean: np.ndarray, classes: np.ndarray,
-                      kappa: float) -> np.ndarray:
-    """evidence(b) for b = 0..n (0 and n are not used) of a text whose forward candidates are `fcand` and whose
-    reversed text's candidates are `rcand` (row q = the reversed text from q)."""
-    out = np.zeros(fcand.shape[0] + 1)
-    _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, kappa, out)
-    return out
-
-
 @nb.njit(cache=True)
 def _entropy(cand, sil, branch, q, length):  # type: ignore[no-untyped-def]
     """h of the candidate at row q, length `length`: -1 when it occurs once or not at all."""

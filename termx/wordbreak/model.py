@@ -22,7 +22,7 @@ from termx.progress import Progress, Silent
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import Branching, _evidence, branching, corpus_classes
-from termx.wordbreak.viterbi import _cuts, _forward
+from termx.wordbreak.viterbi import WordScores, _cuts, _forward, evidence_offsets
 
 CHUNK_TOKENS = 1 << 20
 
@@ -63,6 +63,8 @@ class BranchingModel:
         counts, words = self._self_train(progress)
         self.log_p = np.log(counts + params.smoothing) - np.log(max(words, 1))
         self.log_p_unknown = float(np.log(params.smoothing) - np.log(max(words, 1)))
+        self.words = WordScores(self.log_p, self.log_p_unknown, params.weight, params.theta, index.cls_lbl,
+                                self.type_offset, 1)
 
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
         """Segment every document by evidence alone and count its words per (class, length)."""
@@ -100,58 +102,27 @@ class BranchingModel:
 
     def scores(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> np.ndarray:
         """S(w, p) of every candidate word of one span; -inf where no word may go."""
-        ev = self.evidence(fcand, rcand, classes)
-        out = np.empty((fcand.shape[0], self.max_len))
-        _word_scores(fcand, ev, self.log_p, self.log_p_unknown, self.params.weight, self.params.theta,
-                     self.index.cls_lbl, self.type_offset, char_len, out)
-        return out
+        return self.words.table(fcand, self.evidence(fcand, rcand, classes), char_len, self.max_len)
 
     def segment_spans(self, fcand: np.ndarray, rcand: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                       rlo: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Viterbi over many spans in one call: span k is rows lo[k]..hi[k]-1 of `fcand` (and of `classes`,
         `char_len`), its reversal rows rlo[k].. of `rcand`. Returns the flat cuts and the count per span."""
-        cuts = np.empty(int((hi - lo).sum()), dtype=np.int64)
-        counts = np.zeros(len(lo), dtype=np.int64)
-        _segment_spans(fcand, rcand, lo, hi, rlo, classes, char_len, self.index.cls_sil, self.tree.branches,
+        ev_lo = evidence_offsets(lo, hi)
+        ev = np.zeros(int(ev_lo[-1]))
+        _span_evidence(fcand, rcand, lo, hi, rlo, classes, self.index.cls_sil, self.tree.branches,
                        self.branching.reverse.cls_sil, self.branching.reverse_tree.branches, self.branching.mean,
-                       self.params.kappa, self.log_p, self.log_p_unknown, self.params.weight, self.params.theta,
-                       self.index.cls_lbl, self.type_offset, self.max_len, cuts, counts)
-        return cuts, counts
+                       self.params.kappa, ev_lo, ev)
+        return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev)
 
 
 @nb.njit(cache=True)
-def _word_scores(fcand, ev, log_p, log_p_unknown, weight, theta, lbl, offset, char_len, out):  # type: ignore[no-untyped-def]
-    n, max_len = out.shape
-    for p in range(n):
-        start = ev[p] - theta if p > 0 else 0.0
-        for length in range(1, max_len + 1):
-            out[p, length - 1] = -np.inf
-            if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
-                continue
-            c = fcand[p, length - 1]
-            if c >= 0:
-                out[p, length - 1] = weight * log_p[offset[c] + length - lbl[c] - 1] + start
-            elif length == char_len[p]:
-                out[p, length - 1] = weight * log_p_unknown + start
-
-
-@nb.njit(cache=True)
-def _segment_spans(fcand, rcand, lo, hi, rlo, classes, char_len, fsil, fbranch, rsil, rbranch, mean, kappa,  # type: ignore[no-untyped-def]
-                   log_p, log_p_unknown, weight, theta, lbl, offset, max_len, cuts, counts):
-    at = 0
+def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbranch, mean, kappa, ev_lo, ev):  # type: ignore[no-untyped-def]
+    """Boundary evidence of each span k (rows lo[k]..hi[k]-1, reversal rows rlo[k]..) into ev[ev_lo[k]:]."""
     for k in range(len(lo)):
         n = hi[k] - lo[k]
-        f = fcand[lo[k]:hi[k]]
-        ev = np.zeros(n + 1)
-        _evidence(f, rcand[rlo[k]:rlo[k] + n], fsil, fbranch, rsil, rbranch, mean, classes[lo[k]:hi[k]], kappa, ev)
-        scores = np.empty((n, max_len))
-        _word_scores(f, ev, log_p, log_p_unknown, weight, theta, lbl, offset, char_len[lo[k]:hi[k]], scores)
-        back = np.zeros(n + 1, dtype=np.int64)
-        _forward(scores, back)
-        found = _cuts(back, n)
-        cuts[at:at + len(found)] = found
-        counts[k] = len(found)
-        at += len(found)
+        _evidence(fcand[lo[k]:hi[k]], rcand[rlo[k]:rlo[k] + n], fsil, fbranch, rsil, rbranch, mean,
+                  classes[lo[k]:hi[k]], kappa, ev[ev_lo[k]:ev_lo[k] + n + 1])
 
 
 @nb.njit(cache=True)

@@ -20,6 +20,7 @@ from enum import Enum
 
 import numpy as np
 
+from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex
 
 
@@ -48,20 +49,6 @@ def adaptation_ratio(df1: np.ndarray, df2: np.ndarray) -> np.ndarray:
     return (df2 + 0.5) / (df1 + 1.0)
 
 
-def poisson_adaptation(freq: np.ndarray, doc_len: np.ndarray) -> np.ndarray:
-    """Pr(k >= 2 | k >= 1) when document d draws the string as Poisson(f · len_d / N), for each f."""
-    lengths = np.asarray(doc_len, dtype=np.float64)
-    share = lengths / lengths.sum()
-    values, inverse = np.unique(np.asarray(freq, dtype=np.float64), return_inverse=True)
-    out = np.empty(len(values))
-    for lo in range(0, len(values), 256):
-        lam = values[lo:lo + 256, None] * share[None, :]
-        at_least_one = -np.expm1(-lam)
-        at_least_two = at_least_one - lam * np.exp(-lam)
-        out[lo:lo + 256] = at_least_two.sum(axis=1) / at_least_one.sum(axis=1)
-    return np.maximum(out[inverse], 1e-300)
-
-
 def score_table(index: LoadedIndex, scorer: Scorer, beta: float | None = None) -> ScoreTable:
     """The score of every class of `index` under `scorer` (not `branching`), and of a lone single token."""
     if scorer not in DEFAULT_BETA:
@@ -76,7 +63,7 @@ def score_table(index: LoadedIndex, scorer: Scorer, beta: float | None = None) -
     elif scorer is Scorer.adaptation:
         cls, single = np.log(adaptation_ratio(df1, df2)), np.log(adaptation_ratio(one, 0 * one))
     else:
-        null = poisson_adaptation(np.concatenate([freq, one]), index.doc_len)
+        null = length_aware_poisson_adaptation(np.concatenate([freq, one]), index.doc_len)
         cls = np.log(adaptation_ratio(df1, df2) / null[:-1])
         single = np.log(adaptation_ratio(one, 0 * one) / null[-1:])
     return ScoreTable(cls - beta, float(single[0]) - beta)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-import numba as nb
 import numpy as np
 
 from termx.errors import InputError
@@ -13,8 +12,6 @@ from termx.index.units import Unit
 from termx.progress import Progress
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import (
-    ABSENT,
-    TRIVIAL,
     ClassTree,
     char_lengths,
     class_tree,
@@ -25,7 +22,7 @@ from termx.wordbreak.candidates import (
 from termx.wordbreak.entropy import corpus_classes, text_classes
 from termx.wordbreak.model import CHUNK_TOKENS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
-from termx.wordbreak.viterbi import _cuts, _forward, viterbi
+from termx.wordbreak.viterbi import WordScores, viterbi
 
 DEFAULT_MAX_LEN = 20
 _SPACE = re.compile(r"\s+")
@@ -52,10 +49,10 @@ class Segmenter:
     def __init__(self, index: LoadedIndex, scorer: Scorer = Scorer.branching, max_len: int = DEFAULT_MAX_LEN,
                  options: Mapping[str, float] | None = None, progress: Progress | None = None) -> None:
         if index.unit is Unit.word:
-            raise InputError(f"corpus {index.corpus.name!r} is indexed by words", "word breaking needs --unit "
-                             "byte or char")
+            raise InputError(f"corpus {index.corpus.name!r} is indexed by words", "word breaking needs `unit` "
+                             "byte or char", ("unit",))
         if max_len < 1:
-            raise InputError("--max-len must be at least 1")
+            raise InputError("`max_len` must be at least 1", params=("max_len",))
         self.index = index
         self.scorer = scorer
         self.max_len = max(max_len, 4) if index.unit is Unit.byte else max_len  # a whole UTF-8 character fits
@@ -66,8 +63,11 @@ class Segmenter:
         if scorer is Scorer.branching:
             params = BranchingParams(**self.params)  # type: ignore[arg-type]  # window is an int (scorer_params)
             self.model = BranchingModel(index, self.tree, self.max_len, params, progress)
+            self.words = self.model.words
         else:
             self.table = score_table(index, scorer, self.params["beta"])
+            self.words = WordScores(self.table.cls, self.table.single, 1.0, 0.0, index.cls_lbl,
+                                    np.arange(len(self.table.cls), dtype=np.int64), 0)
 
     @property
     def tree(self) -> ClassTree:
@@ -81,14 +81,10 @@ class Segmenter:
         """Candidate lengths looked up per position (the branching scorer also reads short n-grams' entropy)."""
         return self.model.width if self.model is not None else self.max_len
 
-    def corpus_cuts(self, start: int, stop: int) -> np.ndarray:
-        """Word boundaries (offsets from `start`) of the corpus tokens start..stop-1, which lie inside one
-        document, with candidates read off the class tree."""
-        return self.corpus_spans([(start, stop)])[0]
-
     def corpus_spans(self, spans: Sequence[tuple[int, int]]) -> list[np.ndarray]:
-        """corpus_cuts of many spans, each inside one document, batched by whole documents so that candidate
-        look-up and search run in few calls."""
+        """Word boundaries (offsets from each span's start) of corpus token spans (start, stop), each inside one
+        document, with candidates read off the class tree; batched by whole documents so that candidate look-up
+        and search run in few calls."""
         index = self.index
         docs = np.searchsorted(index.doc_start, [s for s, _ in spans], side="right") - 1
         out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(spans)
@@ -118,11 +114,7 @@ class Segmenter:
         starts = np.array([s - lo for s, _ in spans], dtype=np.int64)
         stops = np.array([e - lo for _, e in spans], dtype=np.int64)
         if self.model is None:
-            assert self.table is not None
-            cuts = np.empty(int((stops - starts).sum()), dtype=np.int64)
-            counts = np.zeros(len(spans), dtype=np.int64)
-            _table_spans(fcand, starts, stops, char_len, self.table.cls, self.table.single, self.max_len, cuts,
-                         counts)
+            cuts, counts = self.words.segment_spans(fcand, starts, stops, char_len, self.max_len)
         else:
             rev = self.model.branching  # a span's reversal lies in the reversed document at the same place
             rcand = corpus_candidates(rev.reverse, rev.reverse_tree, lo, hi, self.width)
@@ -136,17 +128,12 @@ class Segmenter:
         """Word boundaries of any text (its token ids given) with candidates from suffix-array search."""
         fcand = text_candidates(self.index, ids, self.width)
         if self.model is None:
-            return viterbi(self._table_scores(fcand, ids))
+            return viterbi(self.words.table(fcand, np.zeros(len(ids) + 1), char_lengths(ids, self.index.unit),
+                                            self.max_len))
         rev = self.model.branching
         rcand = text_candidates(rev.reverse, ids[::-1].copy(), self.width)
         classes = text_classes(text, self.index.unit)
         return viterbi(self.model.scores(fcand, rcand, classes, char_lengths(ids, self.index.unit)))
-
-    def _table_scores(self, cand: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        assert self.table is not None
-        out = np.empty((cand.shape[0], self.max_len), dtype=np.float64)
-        _gather(cand, self.table.cls, self.table.single, char_lengths(ids, self.index.unit), out)
-        return out
 
     def segment(self, text: str) -> list[str]:
         """The words of `text`; white space in it is kept as a boundary, so joining the words gives the text
@@ -167,11 +154,7 @@ class Segmenter:
         char_len = char_lengths(ids, self.index.unit)
         fcand = text_candidates(self.index, ids, self.width)
         if self.model is None:
-            assert self.table is not None
-            cuts = np.empty(len(ids), dtype=np.int64)
-            counts = np.zeros(len(sizes), dtype=np.int64)
-            _table_spans(fcand, starts, stops, char_len, self.table.cls, self.table.single, self.max_len, cuts,
-                         counts)
+            cuts, counts = self.words.segment_spans(fcand, starts, stops, char_len, self.max_len)
         else:
             rcand = text_candidates(self.model.branching.reverse, ids[::-1].copy(), self.width)
             cuts, counts = self.model.segment_spans(fcand, rcand, starts, stops, len(ids) - stops,
@@ -190,34 +173,3 @@ class Segmenter:
                 k += 1
             out.append(words)
         return out
-
-
-@nb.njit(cache=True)
-def _gather(cand, cls, single, char_len, out):  # type: ignore[no-untyped-def]
-    """Class scores for candidates seen twice or more; one whole character is always a possible word."""
-    n, max_len = out.shape
-    for p in range(n):
-        for length in range(1, max_len + 1):
-            out[p, length - 1] = -np.inf
-            if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
-                continue
-            c = cand[p, length - 1]
-            if c >= 0:
-                out[p, length - 1] = cls[c]
-            elif length == char_len[p] and (c == TRIVIAL or c == ABSENT):
-                out[p, length - 1] = single
-
-
-@nb.njit(cache=True)
-def _table_spans(fcand, lo, hi, char_len, cls, single, max_len, cuts, counts):  # type: ignore[no-untyped-def]
-    at = 0
-    for k in range(len(lo)):
-        n = hi[k] - lo[k]
-        scores = np.empty((n, max_len))
-        _gather(fcand[lo[k]:hi[k]], cls, single, char_len[lo[k]:hi[k]], scores)
-        back = np.zeros(n + 1, dtype=np.int64)
-        _forward(scores, back)
-        found = _cuts(back, n)
-        cuts[at:at + len(found)] = found
-        counts[k] = len(found)
-        at += len(found)

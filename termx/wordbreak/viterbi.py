@@ -2,10 +2,51 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba as nb
 import numpy as np
 
 from termx.errors import InputError
+
+
+@dataclass(frozen=True)
+class WordScores:
+    """How every scorer scores the candidate word of length L at position p whose class is c:
+
+        S = weight · values[offset[c] + step · (L − lbl[c] − 1)] + [p > 0] · (evidence(p) − θ)
+
+    and `weight · unknown + ...` for one whole character that is no class (it occurs once or not at all).
+    The branching model reads a value per (class, length) (step 1); a per-class table uses step 0, offset = c,
+    no evidence, θ = 0 and weight 1 (so S is the table's value exactly)."""
+
+    values: np.ndarray   # float64
+    unknown: float
+    weight: float
+    theta: float
+    lbl: np.ndarray      # the classes' LBL
+    offset: np.ndarray   # int64 per class
+    step: int
+
+    def table(self, fcand: np.ndarray, evidence: np.ndarray, char_len: np.ndarray, max_len: int) -> np.ndarray:
+        """S of every candidate word of one span (rows of `fcand`); -inf where no word may go."""
+        out = np.empty((fcand.shape[0], max_len))
+        _word_scores(fcand, evidence, self.values, self.unknown, self.weight, self.theta, self.lbl, self.offset,
+                     self.step, char_len, out)
+        return out
+
+    def segment_spans(self, fcand: np.ndarray, lo: np.ndarray, hi: np.ndarray, char_len: np.ndarray, max_len: int,
+                      evidence: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Viterbi over many spans in one call: span k is rows lo[k]..hi[k]-1 of `fcand` and `char_len`, its
+        evidence evidence[evidence_offsets(lo, hi)[k]:] (none: all zeros). Returns the flat cuts and the count
+        per span."""
+        ev_lo = evidence_offsets(lo, hi)
+        evidence = np.zeros(int(ev_lo[-1])) if evidence is None else evidence
+        cuts = np.empty(int((hi - lo).sum()), dtype=np.int64)
+        counts = np.zeros(len(lo), dtype=np.int64)
+        _segment_spans(fcand, evidence, ev_lo, lo, hi, self.values, self.unknown, self.weight, self.theta,
+                       self.lbl, self.offset, self.step, char_len, max_len, cuts, counts)
+        return cuts, counts
 
 
 def viterbi(scores: np.ndarray) -> np.ndarray:
@@ -56,3 +97,43 @@ def _cuts(back, n):  # type: ignore[no-untyped-def]
             m -= 1
             out[m] = q
     return out
+
+
+def evidence_offsets(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Where span k's evidence (hi[k] − lo[k] + 1 values, boundaries 0..n) starts in a flat array; the last
+    entry is the array's length."""
+    return np.concatenate([[0], np.cumsum(np.asarray(hi) - np.asarray(lo) + 1)]).astype(np.int64)
+
+
+@nb.njit(cache=True)
+def _word_scores(fcand, ev, values, unknown, weight, theta, lbl, offset, step, char_len, out):  # type: ignore[no-untyped-def]
+    """`WordScores` of one span into out[p, L-1]; a word may not start or end inside a UTF-8 character."""
+    n, max_len = out.shape
+    for p in range(n):
+        start = ev[p] - theta if p > 0 else 0.0
+        for length in range(1, max_len + 1):
+            out[p, length - 1] = -np.inf
+            if p + length > n or char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
+                continue
+            c = fcand[p, length - 1]
+            if c >= 0:
+                out[p, length - 1] = weight * values[offset[c] + step * (length - lbl[c] - 1)] + start
+            elif length == char_len[p]:
+                out[p, length - 1] = weight * unknown + start
+
+
+@nb.njit(cache=True)
+def _segment_spans(fcand, ev, ev_lo, lo, hi, values, unknown, weight, theta, lbl, offset, step, char_len,  # type: ignore[no-untyped-def]
+                   max_len, cuts, counts):
+    at = 0
+    for k in range(len(lo)):
+        n = hi[k] - lo[k]
+        scores = np.empty((n, max_len))
+        _word_scores(fcand[lo[k]:hi[k]], ev[ev_lo[k]:ev_lo[k] + n + 1], values, unknown, weight, theta, lbl, offset,
+                     step, char_len[lo[k]:hi[k]], scores)
+        back = np.zeros(n + 1, dtype=np.int64)
+        _forward(scores, back)
+        found = _cuts(back, n)
+        cuts[at:at + len(found)] = found
+        counts[k] = len(found)
+        at += len(found)

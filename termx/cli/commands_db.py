@@ -1,0 +1,104 @@
+"""The `db` group: the embedded PostgreSQL as a local service (start, stop, status, url, psql) and the schema."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from termx.cli import DATABASE_PANEL, app
+from termx.cli.options import DbOption, FormatOption, emit
+from termx.cli.output import Format, render
+
+db_app = typer.Typer(help="The embedded PostgreSQL server (start, stop, status, url, psql) and the schema "
+                          "(upgrade, current).", no_args_is_help=True)
+app.add_typer(db_app, name="db", rich_help_panel=DATABASE_PANEL)
+
+
+@db_app.command("start")
+def db_start(
+    tcp: Annotated[int | None, typer.Option("--tcp", min=1024, max=65535, metavar="PORT",
+                                            help="Also listen on 127.0.0.1:PORT, for clients that cannot use a "
+                                                 "Unix socket (JDBC: DBeaver). Other local users can then reach "
+                                                 "the port, and still need the password.")] = None,
+) -> None:
+    """Start the embedded PostgreSQL under $TERMX_HOME and keep it running for later commands and clients."""
+    from termx.storage import embedded
+
+    started, status = embedded.start(tcp)
+    if started:
+        typer.echo(f"started the embedded PostgreSQL (pid {status.pid}, data in {status.data_dir}); "
+                   "`termx db url` prints its URL, `termx db stop` stops it", err=True)
+    else:
+        typer.echo(f"the embedded PostgreSQL is already running (pid {status.pid}); it stays running until "
+                   "`termx db stop`", err=True)
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the embedded PostgreSQL (a fast shutdown: open sessions end, committed data is kept)."""
+    from termx.storage import embedded
+
+    if embedded.stop():
+        typer.echo("stopped the embedded PostgreSQL", err=True)
+    else:
+        typer.echo("the embedded PostgreSQL is not running; nothing to stop", err=True)
+
+
+@db_app.command("status")
+def db_status(fmt: FormatOption = Format.table) -> None:
+    """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories and size."""
+    from termx.storage import embedded
+
+    row = embedded.status().as_row()
+    if fmt is Format.table:
+        emit(render([{"field": k, "value": "" if v is None else v} for k, v in row.items()], fmt))
+    else:
+        emit(render([row], fmt))
+
+
+@db_app.command("url")
+def db_url(
+    password: Annotated[bool, typer.Option("--password", help="Put the password in the URL instead of a "
+                                           "passfile parameter (for clients that ignore passfile).")] = False,
+    tcp: Annotated[bool, typer.Option("--tcp", help="The 127.0.0.1 address (a server started with --tcp) "
+                                      "instead of the socket.")] = False,
+) -> None:
+    """A libpq URL of the running embedded server, for psql, psycopg, pandas, SQLAlchemy or notebooks."""
+    from termx.storage import embedded
+
+    emit(embedded.url(with_password=password, tcp=tcp))
+
+
+@db_app.command("psql", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def db_psql(ctx: typer.Context, db: DbOption = None) -> None:
+    """Open the psql shipped with the embedded server (search_path=termx); extra arguments go to psql."""
+    import signal
+    import subprocess
+
+    from termx.storage import embedded
+
+    target = db.replace("postgresql+psycopg://", "postgresql://") if db else embedded.embedded_url()
+    command, env = embedded.psql_command(target)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to psql while it runs
+    try:
+        code = subprocess.run([*command, *ctx.args], env=env).returncode
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    raise typer.Exit(code)
+
+
+@db_app.command("upgrade")
+def db_upgrade(db: DbOption = None) -> None:
+    """Migrate the schema to the newest revision (also done automatically on first use)."""
+    from termx.storage.db import current, get_engine
+
+    emit(" ".join(sorted(current(get_engine(db)))))
+
+
+@db_app.command("current")
+def db_current(db: DbOption = None) -> None:
+    """Print the schema revision(s) the database is at."""
+    from termx.storage.db import connect_or_explain, current, resolve_url
+
+    emit(" ".join(sorted(current(connect_or_explain(resolve_url(db))))) or "(empty)")

@@ -1,0 +1,146 @@
+"""The one line reader of termx: every command that reads lines from a file or stdin reads them here.
+
+A line ends at `\\n` only (a trailing `\\r` is removed, so CRLF files read like LF files); `str.splitlines` is not
+used because it also breaks at U+2028/U+2029/U+0085, form feeds, vertical tabs and \\x1c-\\x1e, which are ordinary
+characters inside a line of text or a JSON string. Input is UTF-8 (a leading BOM is skipped); NUL bytes are
+refused everywhere, as the indexer refuses them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from termx.errors import InputError
+
+STDIN = "-"
+BOM = b"\xef\xbb\xbf"
+READ_SIZE = 1 << 16
+
+
+def source_name(source: str | Path) -> str:
+    """How messages name an input: `<stdin>` for `-`, else the path."""
+    return "<stdin>" if str(source) == STDIN else str(source)
+
+
+def read_bytes(source: str | Path) -> bytes:
+    """All bytes of a file, a device such as /dev/null, or stdin (`-`); a missing path is an InputError."""
+    if str(source) == STDIN:
+        return sys.stdin.buffer.read()
+    path = Path(source)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory", "give a file, or - for stdin")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def check_nul(data: bytes, where: str, offset: int = 0) -> None:
+    """Refuse NUL bytes (binary input): the same rule for the indexer and every line reader."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(f"{where} contains a NUL byte at offset {offset + nul}",
+                         "binary input cannot be read as text")
+
+
+def decode(data: bytes, where: str, offset: int = 0) -> str:
+    """UTF-8 text of `data` (NUL bytes refused); `offset` places `data` in its file for the messages."""
+    check_nul(data, where, offset)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where} is not valid UTF-8 at byte offset {offset + exc.start}",
+                         "convert it to UTF-8") from None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of `text`: split at `\\n` only, a trailing `\\r` removed, no empty last line after a final newline."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def read_text(source: str | Path) -> str:
+    """The UTF-8 text of a file or stdin (`-`), BOM skipped, NUL refused."""
+    data = read_bytes(source)
+    return decode(data.removeprefix(BOM), source_name(source), len(BOM) if data.startswith(BOM) else 0)
+
+
+def read_lines(source: str | Path) -> list[str]:
+    """The lines of a UTF-8 file or stdin (`-`), read with the one rule of this module."""
+    return split_lines(read_text(source))
+
+
+def stream_lines(source: str | Path, max_lines: int = 1000) -> Iterator[list[str]]:
+    """Lines of a file or stdin in batches, as soon as they arrive: a batch holds the complete lines read so
+    far (at most `max_lines`), so a pipe that writes a line and waits for its answer gets it. The file is
+    opened now, so a missing one is reported before any work."""
+    if str(source) == STDIN:
+        return _batches(sys.stdin.buffer, source_name(source), max_lines)
+    path = Path(source)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory", "give a file, or - for stdin")
+    try:
+        stream = path.open("rb")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return _closing(stream, _batches(stream, source_name(source), max_lines))
+
+
+def _closing(stream: BinaryIO, batches: Iterator[list[str]]) -> Iterator[list[str]]:
+    with stream:
+        yield from batches
+
+
+def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]]:
+    """Decoded lines in batches; `read1` returns what is available without waiting for a full buffer."""
+    read = getattr(stream, "read1", stream.read)
+    pending, offset, first = b"", 0, True
+    while True:
+        chunk = read(READ_SIZE)
+        if not chunk:
+            break
+        if first:  # skip a BOM, even one that arrives split over reads
+            first = False
+            while len(chunk) < len(BOM) and BOM.startswith(chunk) and (more := read(len(BOM) - len(chunk))):
+                chunk += more
+            if chunk.startswith(BOM):
+                chunk, offset = chunk[len(BOM):], len(BOM)
+        pending += chunk
+        cut = pending.rfind(b"\n") + 1
+        if not cut:
+            continue
+        lines = split_lines(decode(pending[:cut], where, offset))
+        offset += cut
+        pending = pending[cut:]
+        for k in range(0, len(lines), max_lines):
+            yield lines[k:k + max_lines]
+    if pending:
+        yield split_lines(decode(pending, where, offset))
+
+
+def parse_json_line(line: str, where: str, hint: str | None = None) -> Any:
+    """One JSON value from a line; text that cannot be written as UTF-8 (a lone surrogate escape such as
+    "\\ud800") is refused here rather than failing later in the database or on output."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError) as exc:  # ValueError: also integers over 4300 digits
+        reason = (exc.msg if isinstance(exc, json.JSONDecodeError) else
+                  "nested too deeply" if isinstance(exc, RecursionError) else str(exc))
+        raise InputError(f"{where}: not JSON ({reason})", hint) from None
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end].encode("unicode_escape").decode("ascii")
+        raise InputError(f"{where}: a string holds a lone surrogate ({bad})",
+                         "JSON text must be valid Unicode") from None
+    return value

@@ -1,0 +1,75 @@
+"""Counts of a corpus's term candidates in a reference corpus (the specificity ranking compares against them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from termx.errors import CorpusNotFound, InputError
+from termx.progress import Progress, Silent, Timings
+from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.store import get_corpus
+from termx.terms.store import ensure_candidates, store_reference
+
+
+def reference_counts(index: LoadedIndex, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(freq, df_1) of each term in a loaded reference index: two binary searches in its SA per term, df_1 from
+    the class of that interval (a term found once is in one document; one it cannot spell occurs 0 times)."""
+    freq = np.zeros(len(terms), dtype=np.int64)
+    df = np.zeros(len(terms), dtype=np.int64)
+    cls_df = np.asarray(index.cls_df)
+    for n, term in enumerate(terms):
+        ids = index.encode(term)
+        if ids is None or len(ids) == 0:
+            continue
+        i, j = index.interval(ids)
+        freq[n] = max(j - i + 1, 0)
+        c = index.class_of(i, j)
+        df[n] = cls_df[c, 0] if c >= 0 else freq[n]
+    return freq, df
+
+
+def _reference_info(engine: Engine, corpus: str, reference: str) -> int:
+    """The reference corpus's id, after checking that it exists, differs from `corpus` and has its unit."""
+    try:
+        ref = get_corpus(engine, reference)
+    except CorpusNotFound:
+        raise CorpusNotFound(f"reference corpus {reference!r} not found",
+                             "index it first, in the unit of the corpus; termx corpora lists the corpora") from None
+    info = get_corpus(engine, corpus)
+    if ref.id == info.id:
+        raise InputError("the reference corpus must differ from the corpus", "use a corpus of general text")
+    if ref.unit != info.unit:
+        raise InputError(f"reference corpus {reference!r} has unit {ref.unit}, corpus {corpus!r} has {info.unit}",
+                         f"index the reference with `unit={info.unit}`", ("unit",))
+    return ref.id
+
+
+def ensure_reference(engine: Engine, corpus: str, reference: str, progress: Progress | None = None,
+                     timings: Timings | None = None) -> None:
+    """Count the corpus's candidates in the reference corpus and store the counts, unless stored already."""
+    progress = progress or Silent()
+    timings = timings if timings is not None else Timings()
+    ref_id = _reference_info(engine, corpus, reference)
+    ensure_candidates(engine, corpus, progress, timings)
+    info = get_corpus(engine, corpus)
+    with engine.connect() as conn:
+        missing = list(conn.execute(sa.text(
+            "SELECT s.id FROM termx.shard s LEFT JOIN termx.reference_set r ON r.shard_id = s.id"
+            " AND r.ref_corpus_id = :r WHERE s.corpus_id = :c AND r.shard_id IS NULL ORDER BY s.id"),
+            {"r": ref_id, "c": info.id}).scalars())
+    if not missing:
+        return
+    with timings.stage("load reference index", progress):
+        ref_index = load_index(engine, reference, "a reference corpus of termx terms")
+    for shard_id in missing:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT i, j, term FROM termx.candidate WHERE shard_id = :s ORDER BY i, j"),
+                                {"s": shard_id}).all()
+        with timings.stage("count candidates in the reference", progress):
+            freq, df = reference_counts(ref_index, [r.term for r in rows])
+        with timings.stage("store reference counts", progress):
+            store_reference(engine, shard_id, ref_id, rows, freq, df)

@@ -1,0 +1,129 @@
+"""The one line reader: `\\n` only, `\\r\\n` stripped, NUL refused, streaming batches, and its users."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from termx.errors import InputError
+from termx.evaluation.inputs import read_records
+from termx.index.ingest import InputMode, read_documents
+from termx.lines import _batches, parse_json_line, read_lines, split_lines, stream_lines
+
+# Characters str.splitlines() breaks at although they are ordinary text inside a line.
+NOT_LINE_ENDS = "\u2028\u2029\u0085\x0c\x0b\x1c\x1d\x1e"
+
+
+def test_split_lines_breaks_only_at_newline() -> None:
+    text = "a\u2028b\r\nc\x0cd\n\ne\x1cf\u0085\n"
+    assert split_lines(text) == ["a\u2028b", "c\x0cd", "", "e\x1cf\u0085"]
+    assert split_lines("no newline at end") == ["no newline at end"]
+    assert split_lines("") == []
+    assert split_lines("\n") == [""]
+    assert split_lines("x\r\r\n") == ["x\r"]  # only the \r of the line end goes
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",))),
+                max_size=8),
+       st.booleans())
+def test_split_lines_round_trip(lines: list[str], crlf: bool) -> None:
+    lines = [line.rstrip("\r") for line in lines]
+    end = "\r\n" if crlf else "\n"
+    assert split_lines("".join(line + end for line in lines)) == lines
+
+
+def test_read_lines_file_bom_crlf_and_errors(tmp_path: Path) -> None:
+    f = tmp_path / "in.txt"
+    f.write_bytes(b"\xef\xbb\xbfone\r\ntwo\xe2\x80\xa8half\r\n")
+    assert read_lines(f) == ["one", "two\u2028half"]
+    f.write_bytes(b"ok\nbad\x00\n")
+    with pytest.raises(InputError, match="NUL byte at offset 6"):
+        read_lines(f)
+    f.write_bytes(b"ok\n\xff\n")
+    with pytest.raises(InputError, match="not valid UTF-8 at byte offset 3"):
+        read_lines(f)
+    with pytest.raises(InputError, match="no such file"):
+        read_lines(tmp_path / "missing.txt")
+    assert read_lines("/dev/null") == []
+
+
+def test_stream_batches_keep_lines_whole_and_offsets_right() -> None:
+    class Trickle(io.RawIOBase):
+        """A pipe that hands out a few bytes per read, cutting lines and characters in half."""
+
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def readable(self) -> bool:
+            return True
+
+        def read1(self, n: int = -1) -> bytes:
+            chunk, self.data = self.data[:3], self.data[3:]
+            return chunk
+
+    data = "\ufeffäb\r\nc\u2028d\ne".encode()
+    batches = list(_batches(Trickle(data), "<pipe>", 1000))  # type: ignore[arg-type]
+    assert [line for batch in batches for line in batch] == ["äb", "c\u2028d", "e"]
+    assert len(batches) >= 2  # answered as lines arrive, not after the whole input
+    with pytest.raises(InputError, match=r"<pipe> contains a NUL byte at offset 7"):
+        list(_batches(Trickle(b"abc\ndef\x00\n"), "<pipe>", 1000))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="at byte offset 4"):
+        list(_batches(Trickle(b"abc\n\xffx\n"), "<pipe>", 1000))  # type: ignore[arg-type]
+
+
+def test_stream_lines_file_in_bounded_batches(tmp_path: Path) -> None:
+    f = tmp_path / "many.txt"
+    f.write_text("".join(f"line {n}\r\n" for n in range(2500)), encoding="utf-8")
+    batches = list(stream_lines(f, max_lines=1000))
+    assert all(len(b) <= 1000 for b in batches)
+    assert [line for b in batches for line in b] == [f"line {n}" for n in range(2500)]
+    with pytest.raises(InputError, match="no such file"):
+        stream_lines(tmp_path / "missing.txt")  # reported when opened, before any batch is asked for
+
+
+def test_json_line_with_raw_u2028_is_one_document(tmp_path: Path) -> None:
+    f = tmp_path / "docs.jsonl"
+    records = [{"id": "a", "text": "before\u2028after"}, {"id": "b", "text": "form\x0cfeed\u0085next"}]
+    f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\r\n", encoding="utf-8")
+    docs, _ = read_documents([str(f)])
+    assert [(d.name, d.text) for d in docs] == [("a", "before\u2028after"), ("b", "form\x0cfeed\u0085next")]
+
+
+def test_input_lines_numbers_count_newlines_only(tmp_path: Path) -> None:
+    f = tmp_path / "lines.txt"
+    f.write_bytes("one\u2028still one\r\n\ntwo\x0bstill two\nthree\n".encode())
+    docs, _ = read_documents([str(f)], InputMode.lines)
+    assert [(d.name, d.text) for d in docs] == [("lines.txt:1", "one\u2028still one"),
+                                                 ("lines.txt:3", "two\x0bstill two"), ("lines.txt:4", "three")]
+
+
+def test_records_with_separators_and_line_numbers(tmp_path: Path) -> None:
+    f = tmp_path / "a.jsonl"
+    f.write_text('{"id": "x\u2028y", "errors": 1}\r\n\n{"id": "z", "errors": 2}\n{"id": 3}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=rf"{f}:4: give exactly one of"):
+        read_records(f)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"text": "\\ud800"}', r"lone surrogate \(\\ud800\)"),
+    ('{"text": "ok", "title": "\\udfff"}', "lone surrogate"),
+    ('{"text": ', "not JSON"),
+    ("[" * 100_000, "not JSON"),
+    ('{"n": ' + "9" * 5000 + "}", "not JSON"),
+])
+def test_parse_json_line_refusals(line: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_json_line(line, "f.jsonl:1")
+
+
+def test_no_splitlines_on_user_input() -> None:
+    """Every reader goes through termx/lines.py: `splitlines` may only split the project's own text."""
+    root = Path(__file__).resolve().parent.parent / "termx"
+    allowed = {"cli/__init__.py", "storage/sqlfiles.py", "storage/db.py"}  # server and exception messages
+    users = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if ".splitlines(" in p.read_text("utf-8"))
+    assert set(users) <= allowed, users

@@ -1,0 +1,107 @@
+"""The embedded server as a local service: db start/status/url/stop, recovery after kill -9, temporary servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from termx.cli import app
+from termx.storage import embedded
+from tests.serverutil import holder, termx_env, termx_home, wait_for
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _status() -> dict:  # type: ignore[type-arg]
+    code, out, _ = _cli("db", "status", "--format", "json")
+    assert code == 0
+    return json.loads(out)[0]
+
+
+def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    with termx_home(tmp_path / "home"):
+        code, _, err = _cli("db", "stop")
+        assert code == 0 and "not running" in err
+
+        code, _, err = _cli("db", "start")
+        assert code == 0 and "started" in err
+        status = _status()
+        assert status["running"] and status["mode"].startswith("kept") and status["size_mb"] > 0
+        assert status["data_dir"] == str((tmp_path / "home" / "pgdata").resolve())
+        first_pid = status["pid"]
+
+        code, url, _ = _cli("db", "url")
+        assert code == 0 and url.startswith("postgresql://")
+        with psycopg.connect(url.strip()) as conn:
+            assert conn.execute("SELECT 6 * 7").fetchone() == (42,)
+            assert conn.execute("SHOW listen_addresses").fetchone() == ("",)
+
+        code, _, err = _cli("db", "start")  # a second start changes nothing
+        assert code == 0 and "already running" in err and _status()["pid"] == first_pid
+
+        code, _, _ = _cli("db", "psql", "--", "-At", "-c", "SHOW search_path")
+        assert code == 0 and capfd.readouterr().out.strip() == "termx,public"
+
+        proc = holder()  # a command uses the kept server and takes no lease on it
+        proc.kill()
+        proc.wait()
+        assert _status()["pid"] == first_pid and _status()["commands"] == 0
+
+        os.kill(first_pid, signal.SIGKILL)  # a crash leaves postmaster.pid and orphaned backends behind
+        assert wait_for(lambda: not _status()["running"], 30)
+        code, _, err = _cli("db", "start")
+        assert code == 0 and "started" in err
+        status = _status()
+        assert status["running"] and status["pid"] != first_pid
+        with psycopg.connect(embedded.url()) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+
+        code, _, err = _cli("db", "stop")
+        assert code == 0 and "stopped" in err
+        code, _, err = _cli("db", "stop")
+        assert code == 0 and "not running" in err
+        assert not _status()["running"]
+        assert not (tmp_path / "home" / "pgdata" / "postmaster.pid").exists()
+        code, _, err = _cli("db", "url")
+        assert code == 1 and "not running" in err
+
+
+def test_command_without_server_starts_and_stops_its_own(tmp_path: Path) -> None:
+    with termx_home(tmp_path / "home"):
+        run = subprocess.run([sys.executable, "-m", "termx", "corpora", "--format", "json"], env=termx_env(),
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout) == []
+        assert run.stderr.count("termx db start") == 1  # says once how to keep one running
+        assert not embedded.status().running
+
+
+def test_temporary_server_lives_while_any_command_holds_it_even_after_kill_9(tmp_path: Path) -> None:
+    with termx_home(tmp_path / "home"):
+        first = holder()
+        second = holder()
+        try:
+            pid = embedded.status().pid
+            assert pid is not None and embedded.status().commands == 2
+            first.kill()  # kill -9: its watchdog releases its lease; the other command still holds the server
+            first.wait()
+            assert wait_for(lambda: embedded.status().commands == 1, 30)
+            assert embedded.status().pid == pid
+            second.kill()
+            second.wait()
+            assert wait_for(lambda: not embedded.status().running, 60), "the server outlived every command"
+        finally:
+            for proc in (first, second):
+                proc.kill()
+                proc.wait()
