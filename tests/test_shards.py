@@ -128,13 +128,19 @@ def test_append_in_steps_equals_one_build(engine: Engine, texts: list[str], cuts
     assert (lines if len(sharded) > 1 else sorted(lines)) == want
 
 
-def test_append_rejects_a_duplicate_name_and_keeps_the_corpus(engine: Engine) -> None:
+def test_append_rejects_a_given_duplicate_id_and_renames_a_derived_name(engine: Engine) -> None:
     name = _name()
     save_shards(engine, name, [_docs(["ab ab", "b"])], Unit.byte, KMAX, runner=IN_PROCESS)
     with pytest.raises(InputError, match="'d1'"):
-        save_shards(engine, name, [[Document("d1", "zz")]], Unit.byte, KMAX, append=True, runner=IN_PROCESS)
+        save_shards(engine, name, [[Document("d1", "zz", given=True)]], Unit.byte, KMAX, append=True,
+                    runner=IN_PROCESS)
     assert stats(load_shards(engine, name), ["ab"])[0]["freq"] == 2
     assert len(load_shards(engine, name)) == 1
+    save_shards(engine, name, [[Document("d1", "ab"), Document("d1#2", "c")]], Unit.byte, KMAX, append=True,
+                runner=IN_PROCESS)
+    shards = load_shards(engine, name)
+    assert [n for s in shards for n in s.doc_names] == ["d0", "d1", "d1#2", "d1#2#2"]
+    assert stats(shards, ["ab"])[0]["freq"] == 3
 
 
 def test_stats_json_of_several_shards_lists_classes_per_shard(engine: Engine) -> None:

@@ -11,6 +11,7 @@ worker fails or dies, the staged rows are purged and the database is as before.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -192,7 +193,7 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
         with timings.stage("vocabulary", progress):
             vocab = _grow_vocab(target.vocab, [d.text for g in groups for d in g], target.unit)
         if append:
-            _check_new_names(conn, target, groups)
+            groups = _new_names(conn, target, groups)
         corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {})
         try:
             results = []
@@ -275,13 +276,36 @@ def _grow_vocab(old: list[str] | None, texts: list[str], unit: Unit) -> list[str
     return old + [t for t in new if t not in known]
 
 
-def _check_new_names(conn: psycopg.Connection, target: _Target, groups: Sequence[Sequence[Document]]) -> None:
+def _new_names(conn: psycopg.Connection, target: _Target,
+               groups: Sequence[Sequence[Document]]) -> list[list[Document]]:
+    """The appended documents with names unique across the corpus. A given id (a JSON line's "id") that the
+    corpus already holds is an error naming it; a name derived from a path or line number that collides gets
+    the first free suffix `#2`, `#3`, ... (appending another folder of doc1.txt, doc2.txt, ... works)."""
     names = [d.name for g in groups for d in g]
-    row = conn.execute("SELECT name FROM termx.document WHERE corpus_id = %s AND name = ANY(%s) LIMIT 1",
-                       (target.corpus_id, names)).fetchone()
-    if row is not None:
-        raise InputError(f"duplicate document name {row[0]!r}: the corpus already holds a document of that name",
-                         "document names are unique across a corpus's shards")
+    taken = {r[0] for r in conn.execute("SELECT name FROM termx.document WHERE corpus_id = %s AND"
+                                        " (name = ANY(%s) OR name LIKE ANY(%s))",
+                                        (target.corpus_id, names, [_like(n) + "#%" for n in names]))}
+    out = []
+    for group in groups:
+        renamed = []
+        for doc in group:
+            if doc.name in taken:
+                if doc.given:
+                    raise InputError(f"duplicate document name {doc.name!r}: the corpus already holds a document "
+                                     "of that name", "document names are unique across a corpus's shards")
+                n = 2
+                while f"{doc.name}#{n}" in taken:
+                    n += 1
+                doc = dataclasses.replace(doc, name=f"{doc.name}#{n}")
+            taken.add(doc.name)
+            renamed.append(doc)
+        out.append(renamed)
+    return out
+
+
+def _like(text: str) -> str:
+    """`text` as a LIKE pattern that matches only itself."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Document]], target: _Target,
