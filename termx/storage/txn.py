@@ -17,7 +17,7 @@ import psycopg
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusInUse, CorpusNotFound, DatabaseUnavailable
+from termx.errors import CorpusInUse, CorpusNotFound
 from termx.storage.paths import cache_folder, sweep_cache
 
 # Advisory lock namespaces (the first key of the two-key form); the second key is an id or hashtext(name).
@@ -59,10 +59,6 @@ def conflicts_as_errors(subject: str) -> Iterator[None]:
     except psycopg.errors.ForeignKeyViolation:
         raise CorpusNotFound(f"{subject} was dropped or replaced by another session while this command ran",
                              "run the command again") from None
-    except psycopg.OperationalError as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DatabaseUnavailable(f"lost the database connection while writing {subject}: {reason}",
-                                  "the write did not finish; run the command again") from None
 
 
 @contextmanager
