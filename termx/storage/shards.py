@@ -155,8 +155,9 @@ def dask_runner(address: str) -> Runner:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (a worker's error travels as one line of the build's error)."""
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return text.partition("\n")[0] if text else type(exc).__name__
 
 
 @dataclass
