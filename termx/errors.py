@@ -61,3 +61,11 @@ class ModelNotFound(TermxError):
 
 class MissingDependency(TermxError):
     """An optional extra (e.g. `serve`) is needed for this command and is not installed."""
+
+
+class BuildFailed(TermxError):
+    """A shard's worker failed or died, so the whole build was abandoned (nothing of it is visible)."""
+
+
+class MultiShardUnsupported(TermxError):
+    """An operation that needs one suffix array was asked of a corpus of several shards."""

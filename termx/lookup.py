@@ -64,8 +64,9 @@ def ridf(df1: int, freq: int, documents: int) -> float | None:
     return (math.log(documents / df1) + math.log(1.0 - math.exp(-freq / documents))) / math.log(2.0)
 
 
-def pattern_length(index: LoadedIndex, pattern: str) -> int:
-    """Tokens of a pattern in the corpus's unit; PatternError when it is empty or not valid text."""
+def pattern_length(index: LoadedIndex, pattern: str, longest: int | None = None) -> int:
+    """Tokens of a pattern in the corpus's unit; PatternError when it is empty, not valid text, or longer than
+    the longest document (`longest`: of the whole corpus; default: of this shard)."""
     try:
         data = pattern.encode("utf-8")
     except UnicodeEncodeError:
@@ -77,21 +78,23 @@ def pattern_length(index: LoadedIndex, pattern: str) -> int:
     if n == 0:
         raise PatternError("empty pattern" if not pattern else f"pattern {pattern!r} holds no {index.unit.value}s",
                            "give at least one token")
-    longest = int(index.doc_len.max()) if index.n_docs else 0
+    if longest is None:
+        longest = int(index.doc_len.max()) if index.n_docs else 0
     if n > longest:
         raise PatternError(f"the pattern has {n} {index.unit.value} tokens, more than the longest document "
                            f"({longest})", "it cannot occur in this corpus")
     return n
 
 
-def find_class(index: LoadedIndex, pattern: str) -> ClassMatch:
-    """The class of `pattern`: two binary searches for <i,j>, then the class with that interval (slides).
+def find_class(index: LoadedIndex, pattern: str, longest: int | None = None) -> ClassMatch:
+    """The class of `pattern` in one shard: two binary searches for <i,j>, then the class with that interval
+    (slides). `longest`: the corpus's longest document, when the shard is one of several.
 
     In a corpus indexed with `fold_case` the pattern is folded first (termx.index.fold), as its text was.
     """
     if index.corpus.params.get("fold_case"):
         pattern = fold_case(pattern)
-    pattern_length(index, pattern)
+    pattern_length(index, pattern, longest)
     kmax = index.cls_df.shape[1]
     ids = index.encode(pattern)
     if ids is not None:
@@ -129,20 +132,61 @@ def member(index: LoadedIndex, rank: int, length: int) -> str:
     return joiner.join(pieces)
 
 
-def stats(index: LoadedIndex, patterns: Sequence[str]) -> list[dict[str, Any]]:
-    """One row per pattern with the STATS_FIELDS (the JSON contract of `termx stats`)."""
-    documents = index.n_docs
+Shards = LoadedIndex | Sequence[LoadedIndex]
+
+
+def as_shards(index: Shards) -> list[LoadedIndex]:
+    """The shards of a corpus as a list (a single LoadedIndex is a one-shard corpus)."""
+    return [index] if isinstance(index, LoadedIndex) else list(index)
+
+
+def longest_document(shards: Sequence[LoadedIndex]) -> int:
+    """Tokens of the corpus's longest document, over all its shards."""
+    return max((int(s.doc_len.max()) for s in shards if s.n_docs), default=0)
+
+
+def find_in_shards(index: Shards, pattern: str) -> tuple[int, list[int], list[tuple[LoadedIndex, ClassMatch]]]:
+    """freq and df_1..df_K of `pattern` summed over the shards (disjoint sets of documents, so the sums are
+    exact), and each shard's class match."""
+    shards = as_shards(index)
+    longest = longest_document(shards) if len(shards) > 1 else None
+    matches = [(s, find_class(s, pattern, longest)) for s in shards]
+    freq = sum(m.freq for _, m in matches)
+    df = np.sum([m.df for _, m in matches], axis=0).tolist()
+    return freq, df, matches
+
+
+def _class_fields(index: LoadedIndex, m: ClassMatch) -> dict[str, Any]:
+    """<i,j>, LBL, SIL and the shortest/longest member of a class in one shard (None when absent)."""
+    row: dict[str, Any] = {"i": m.i, "j": m.j, "lbl": m.lbl, "sil": m.sil, "shortest": None, "longest": None}
+    if m.found:
+        assert m.ids is not None and m.i is not None and m.lbl is not None and m.sil is not None
+        row["shortest"] = index.decode(m.ids[: m.lbl + 1])
+        row["longest"] = member(index, m.i, m.sil)
+    return row
+
+
+def stats(index: Shards, patterns: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per pattern with the STATS_FIELDS (the JSON contract of `termx stats`).
+
+    Over several shards freq and df_k are the sums over the shards; a class <i,j>, LBL, SIL and the shortest/
+    longest member exist per shard only, so those fields are None and a `shards` list gives them for each shard
+    where the pattern occurs (shard_no, freq, df and the class fields).
+    """
+    shards = as_shards(index)
+    documents = sum(s.n_docs for s in shards)
     rows = []
     for pattern in patterns:
-        m = find_class(index, pattern)
-        row: dict[str, Any] = {"pattern": pattern, "freq": m.freq, "df": m.df, "adaptation": adaptation(m.df),
-                               "poisson_adaptation": one_rate_null(m.freq, documents),
-                               "ridf": ridf(m.df[0], m.freq, documents), "i": m.i, "j": m.j, "lbl": m.lbl,
-                               "sil": m.sil, "shortest": None, "longest": None}
-        if m.found:
-            assert m.ids is not None and m.i is not None and m.lbl is not None and m.sil is not None
-            row["shortest"] = index.decode(m.ids[: m.lbl + 1])
-            row["longest"] = member(index, m.i, m.sil)
+        freq, df, matches = find_in_shards(shards, pattern)
+        row: dict[str, Any] = {"pattern": pattern, "freq": freq, "df": df, "adaptation": adaptation(df),
+                               "poisson_adaptation": one_rate_null(freq, documents),
+                               "ridf": ridf(df[0], freq, documents)}
+        if len(shards) == 1:
+            row.update(_class_fields(*matches[0]))
+        else:
+            row.update(dict.fromkeys(("i", "j", "lbl", "sil", "shortest", "longest")))
+            row["shards"] = [{"shard_no": s.shard_no, "freq": m.freq, "df": m.df, **_class_fields(s, m)}
+                             for s, m in matches if m.found]
         rows.append(row)
     return rows
 
@@ -176,16 +220,30 @@ def _whole_chars(data: bytes) -> str:
     return data[start:].decode("utf-8", errors="ignore") if start < len(data) else ""
 
 
-def concordance(index: LoadedIndex, pattern: str, left: int = 10, right: int = 40,
+def concordance(index: Shards, pattern: str, left: int = 10, right: int = 40,
                 limit: int | None = None) -> list[dict[str, Any]]:
     """KWIC lines of every occurrence in suffix-array order (the slides' sufconc), at most `limit` of them.
+
+    Over several shards the lines are merged in one global order, by document (doc_no) then offset; `rank` is
+    the suffix-array rank within the line's shard (`shard_no` says which); every occurrence is located before
+    the first `limit` are cut out.
 
     `left`/`right` and `offset` count tokens of the corpus's unit from the document's start (bytes, characters
     or words); byte contexts are trimmed to whole characters, word contexts are tokens joined by single spaces.
     """
     if left < 0 or right < 0 or (limit is not None and limit < 0):
         raise InputError("context sizes and `limit` must be 0 or more", params=("limit",))
-    m = find_class(index, pattern)
+    shards = as_shards(index)
+    if len(shards) > 1:
+        _, _, matches = find_in_shards(shards, pattern)
+        merged = [{**row, "shard_no": s.shard_no} for s, m in matches for row in _lines(s, m, left, right, None)]
+        merged.sort(key=lambda r: (r["doc_no"], r["offset"]))
+        return merged if limit is None else merged[:limit]
+    return _lines(shards[0], find_class(shards[0], pattern), left, right, limit)
+
+
+def _lines(index: LoadedIndex, m: ClassMatch, left: int, right: int, limit: int | None) -> list[dict[str, Any]]:
+    """KWIC lines of one shard's occurrences of a class match, in suffix-array order (doc_no corpus-wide)."""
     if not m.found:
         return []
     assert m.i is not None and m.j is not None and m.ids is not None
@@ -203,6 +261,6 @@ def concordance(index: LoadedIndex, pattern: str, left: int = 10, right: int = 4
             after = index.tokens[p + n: hi].tobytes().decode("utf-8", errors="ignore")
         else:
             before, after = index.decode(index.tokens[lo:p]), index.decode(index.tokens[p + n: hi])
-        rows.append({"rank": rank, "doc": index.doc_names[d], "doc_no": d, "offset": p - begin, "left": before,
-                     "match": index.decode(index.tokens[p: p + n]), "right": after})
+        rows.append({"rank": rank, "doc": index.doc_names[d], "doc_no": index.first_doc + d, "offset": p - begin,
+                     "left": before, "match": index.decode(index.tokens[p: p + n]), "right": after})
     return rows

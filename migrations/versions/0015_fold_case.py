@@ -2,7 +2,7 @@
 termx._find now reads the corpus's `fold_case` param (the signatures are unchanged).
 
 Revision ID: 0015_fold_case
-Revises: 0013_jdf
+Revises: 0014_shards
 until the revisions are chained linearly)
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0015_fold_case"
-down_revision = "0013_jdf"
+down_revision = "0014_shards"
 branch_labels = None
 depends_on = None
 

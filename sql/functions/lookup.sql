@@ -47,6 +47,23 @@ BEGIN
 END
 $fn$;
 
+-- One corpus as the multi-shard look-ups need it (termx._find sums over its shards); a clear error for a missing name.
+CREATE OR REPLACE FUNCTION termx._corpus(corpus_name text,
+    OUT corpus_id integer, OUT unit text, OUT max_k integer, OUT documents integer, OUT rep_cap integer,
+    OUT shards integer)
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+BEGIN
+    SELECT c.id, c.unit, c.max_k, c.documents, c.rep_cap,
+           (SELECT count(*) FROM termx.shard z WHERE z.corpus_id = c.id)
+    INTO corpus_id, unit, max_k, documents, rep_cap, shards
+    FROM termx.corpus c WHERE c.name = corpus_name;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'undefined_object', MESSAGE = format('no corpus named %L', corpus_name),
+            HINT = 'SELECT name FROM termx.corpus lists them';
+    END IF;
+END
+$fn$;
+
 -- Little-endian integer of `width` bytes at byte offset `off` of b.
 CREATE OR REPLACE FUNCTION termx._int(b bytea, off integer, width integer) RETURNS bigint
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
@@ -221,14 +238,16 @@ BEGIN
 END
 $fn$;
 
--- The class of a pattern and the corpus's document count: what find_class and stats return.
-CREATE OR REPLACE FUNCTION termx._find(corpus text, pattern text)
+-- The class of a pattern in one shard (shard_no) of a corpus and the corpus's document count.
+CREATE OR REPLACE FUNCTION termx._find_shard(corpus text, shard_no integer, pattern text)
 RETURNS TABLE (documents integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
                shortest text, longest text)
 LANGUAGE plpgsql STABLE STRICT AS $fn$
 #variable_conflict use_column
 DECLARE
     c record;
+    sid integer;
+    sn bigint;
     toks text[];
     n_tok integer;
     key text;
@@ -253,12 +272,13 @@ DECLARE
     d record;
     lbl_ integer;
 BEGIN
-    c := termx._corpus_info(corpus);
+    c := termx._corpus(corpus);
     -- A corpus indexed with --fold-case holds its text folded (termx/index/fold.py): fold the pattern the same
     -- way, character for character (@U@/@L@: every foldable character and its folded form).
     IF (SELECT (z.params ->> 'fold_case')::boolean FROM termx.corpus z WHERE z.id = c.corpus_id) THEN
         pattern := translate(pattern, '@U@', '@L@');
     END IF;
+    SELECT z.id, z.tokens INTO sid, sn FROM termx.shard z WHERE z.corpus_id = c.corpus_id AND z.shard_no = _find_shard.shard_no;
     IF c.unit = 'word' THEN
         toks := termx.split_words(pattern);
         key := array_to_string(toks, ' ');
@@ -280,7 +300,7 @@ BEGIN
     probe := n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533)));
     IF probe THEN
         SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-        WHERE k.shard_id = c.shard_id AND k.rep >= key COLLATE "C"
+        WHERE k.shard_id = sid AND k.rep >= key COLLATE "C"
         ORDER BY k.rep, k.sil LIMIT 1;
         IF FOUND AND (r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END)) THEN
             RETURN QUERY SELECT c.documents, r.i, r.j, r.freq, r.df, r.lbl, r.sil,
@@ -293,9 +313,9 @@ BEGIN
 
     -- Exact path: binary searches over the stored suffix array.
     SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
-    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
+    FROM termx.index_array a WHERE a.shard_id = sid AND a.name = 'tokens' AND a.chunk = 0;
     SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
-    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
+    FROM termx.index_array a WHERE a.shard_id = sid AND a.name = 'sa' AND a.chunk = 0;
     IF c.unit = 'byte' THEN
         pat := convert_to(pattern, 'UTF8');
     ELSE
@@ -313,12 +333,12 @@ BEGIN
     END IF;
 
     IF pat IS NOT NULL THEN
-        hi := c.n;
+        hi := sn;
         IF probe THEN
             -- The longest prefix of the pattern that occurs twice is shared with a rep, and the rep sharing most
             -- with the pattern is next to it in rep order: r (the first rep >= it) or the last rep before it.
             SELECT k.rep INTO near FROM termx.class k
-            WHERE k.shard_id = c.shard_id AND k.rep < key COLLATE "C"
+            WHERE k.shard_id = sid AND k.rep < key COLLATE "C"
             ORDER BY k.rep DESC, k.sil DESC LIMIT 1;
             near := termx._common_prefix(c.unit, key, coalesce(near, ''));
             IF r.rep IS NOT NULL AND char_length(termx._common_prefix(c.unit, key, r.rep)) > char_length(near) THEN
@@ -326,7 +346,7 @@ BEGIN
             END IF;
             IF near <> '' THEN  -- a prefix of a rep occurs twice: its class's interval holds every occurrence
                 SELECT k.i, k.j, k.rep INTO r FROM termx.class k
-                WHERE k.shard_id = c.shard_id AND k.rep >= near COLLATE "C"
+                WHERE k.shard_id = sid AND k.rep >= near COLLATE "C"
                 ORDER BY k.rep, k.sil LIMIT 1;
                 IF FOUND AND (r.rep = near
                               OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN near || ' ' ELSE near END)) THEN
@@ -338,27 +358,27 @@ BEGIN
         top := hi;
         base := lo;
         IF hi - lo <= 65536 THEN  -- read that part of the suffix array once
-            sab := termx._bytes(c.shard_id, 'sa', sa_chunk, lo * sa_width, (hi - lo) * sa_width);
+            sab := termx._bytes(sid, 'sa', sa_chunk, lo * sa_width, (hi - lo) * sa_width);
         END IF;
         WHILE lo < hi LOOP
             mid := (lo + hi) / 2;
-            IF termx._compare(c.shard_id, tok_chunk, width,
-                              termx._pos(c.shard_id, sa_chunk, sa_width, mid, base, sab), pat, ids) < 0 THEN
+            IF termx._compare(sid, tok_chunk, width,
+                              termx._pos(sid, sa_chunk, sa_width, mid, base, sab), pat, ids) < 0 THEN
                 lo := mid + 1;
             ELSE
                 hi := mid;
             END IF;
         END LOOP;
         first_rank := lo;
-        IF first_rank < top AND termx._compare(c.shard_id, tok_chunk, width,
-                                              termx._pos(c.shard_id, sa_chunk, sa_width, first_rank, base, sab),
+        IF first_rank < top AND termx._compare(sid, tok_chunk, width,
+                                              termx._pos(sid, sa_chunk, sa_width, first_rank, base, sab),
                                               pat, ids) = 0 THEN
             lo := first_rank + 1;
             hi := top;
             WHILE lo < hi LOOP
                 mid := (lo + hi) / 2;
-                IF termx._compare(c.shard_id, tok_chunk, width,
-                                  termx._pos(c.shard_id, sa_chunk, sa_width, mid, base, sab), pat, ids) <= 0 THEN
+                IF termx._compare(sid, tok_chunk, width,
+                                  termx._pos(sid, sa_chunk, sa_width, mid, base, sab), pat, ids) <= 0 THEN
                     lo := mid + 1;
                 ELSE
                     hi := mid;
@@ -381,7 +401,7 @@ BEGIN
 
     IF last_rank > first_rank THEN  -- a non-trivial class: its row, by primary key
         SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-        WHERE k.shard_id = c.shard_id AND k.i = first_rank AND k.j = last_rank;
+        WHERE k.shard_id = sid AND k.i = first_rank AND k.j = last_rank;
         RETURN QUERY SELECT c.documents, r.i, r.j, r.freq, r.df, r.lbl, r.sil,
             termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
             r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
@@ -391,21 +411,62 @@ BEGIN
 
     -- A trivial class <i,i>: LBL = the most tokens a neighbouring suffix shares with the pattern, SIL = the
     -- suffix's length to its document end.
-    pos := termx._pos(c.shard_id, sa_chunk, sa_width, first_rank, base, sab);
+    pos := termx._pos(sid, sa_chunk, sa_width, first_rank, base, sab);
     lbl_ := greatest(
-        CASE WHEN first_rank > 0 THEN termx._shared(c.shard_id, tok_chunk, width,
-            termx._pos(c.shard_id, sa_chunk, sa_width, first_rank - 1, base, sab), pat) ELSE 0 END,
-        CASE WHEN first_rank + 1 < c.n THEN termx._shared(c.shard_id, tok_chunk, width,
-            termx._pos(c.shard_id, sa_chunk, sa_width, first_rank + 1, base, sab), pat) ELSE 0 END);
+        CASE WHEN first_rank > 0 THEN termx._shared(sid, tok_chunk, width,
+            termx._pos(sid, sa_chunk, sa_width, first_rank - 1, base, sab), pat) ELSE 0 END,
+        CASE WHEN first_rank + 1 < sn THEN termx._shared(sid, tok_chunk, width,
+            termx._pos(sid, sa_chunk, sa_width, first_rank + 1, base, sab), pat) ELSE 0 END);
     SELECT x.start, x.length INTO d FROM termx.document x
-    WHERE x.corpus_id = c.corpus_id AND x.start <= pos ORDER BY x.start DESC LIMIT 1;
+    WHERE x.corpus_id = c.corpus_id AND x.shard_id = sid AND x.start <= pos ORDER BY x.start DESC LIMIT 1;
     RETURN QUERY SELECT c.documents, first_rank::integer, first_rank::integer, 1,
         ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]), lbl_, (d.start + d.length - pos)::integer,
         termx._pattern_prefix(c.unit, pattern, toks, lbl_ + 1),
-        termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos, least(d.start + d.length - pos, c.rep_cap),
+        termx._text(c.corpus_id, c.unit, sid, tok_chunk, width, pos, least(d.start + d.length - pos, c.rep_cap),
                     1000);
 END
 $fn$;
+
+-- The class of a pattern and the corpus's document count: what find_class and stats return. Over several shards
+-- freq and df_1..df_K are the sums over the shards (disjoint sets of documents); a class <i,j>, LBL, SIL and the
+-- shortest/longest member exist per shard only and are NULL (termx.find_class_shards shows them per shard).
+CREATE OR REPLACE FUNCTION termx._find(corpus text, pattern text)
+RETURNS TABLE (documents integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
+               shortest text, longest text)
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+#variable_conflict use_column
+DECLARE
+    c record;
+BEGIN
+    c := termx._corpus(corpus);
+    IF c.shards = 1 THEN
+        RETURN QUERY SELECT * FROM termx._find_shard(corpus, (SELECT min(z.shard_no) FROM termx.shard z
+                                                              WHERE z.corpus_id = c.corpus_id), pattern);
+        RETURN;
+    END IF;
+    RETURN QUERY
+        WITH per AS MATERIALIZED (
+            SELECT f.freq AS n, f.df AS d FROM termx.shard z
+            CROSS JOIN LATERAL termx._find_shard(corpus, z.shard_no, pattern) f WHERE z.corpus_id = c.corpus_id)
+        SELECT c.documents, NULL::integer, NULL::integer, (SELECT sum(per.n)::integer FROM per),
+               (SELECT array_agg(t.v ORDER BY t.k) FROM (
+                    SELECT e.k, sum(e.v)::integer AS v FROM per CROSS JOIN LATERAL unnest(per.d) WITH ORDINALITY AS e(v, k)
+                    GROUP BY e.k) t),
+               NULL::integer, NULL::integer, NULL::text, NULL::text;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION termx.find_class_shards(corpus text, pattern text)
+RETURNS TABLE (shard_no integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
+               shortest text, longest text)
+LANGUAGE sql STABLE AS $fn$
+    SELECT z.shard_no, f.i, f.j, f.freq, f.df, f.lbl, f.sil, f.shortest, f.longest
+    FROM termx.corpus c JOIN termx.shard z ON z.corpus_id = c.id
+    CROSS JOIN LATERAL termx._find_shard(corpus, z.shard_no, pattern) f
+    WHERE c.name = corpus ORDER BY z.shard_no
+$fn$;
+COMMENT ON FUNCTION termx.find_class_shards(text, text) IS
+    'The class of a pattern in each shard of a corpus: <i,j>, freq, df_1..df_K, LBL, SIL, members (per shard).';
 
 CREATE OR REPLACE FUNCTION termx.find_class(corpus text, pattern text)
 RETURNS TABLE (i integer, j integer, freq integer, df integer[], lbl integer, sil integer, shortest text,

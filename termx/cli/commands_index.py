@@ -56,6 +56,17 @@ def index(
                                             "whose lower case has the same length; offsets stay the original's); "
                                             "look-ups then fold their patterns too, so stats are "
                                             "case-insensitive. Concordance lines show the folded text.")] = False,
+    append: Annotated[bool, typer.Option("--append", help="Add the documents to an existing corpus as new "
+                                         "shard(s), in one transaction; nothing is rebuilt. Its unit and max-k "
+                                         "apply; document names must be new.")] = False,
+    shard_size: Annotated[str, typer.Option("--shard-size", help="Cut the input into shards of at most this "
+                                            "much UTF-8 text, by whole documents in input order (kB, MB, GB: "
+                                            "powers of 1000; a larger document is a shard of its own).")] = "64MB",
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes that build and "
+                                                   "store shards in parallel [default: the cores].")] = None,
+    dask: Annotated[str | None, typer.Option("--dask", help="Build the shards as tasks on this Dask "
+                                                "scheduler (tcp://HOST:8786; needs termx[dask]); each worker "
+                                                "needs termx and the database.")] = None,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
@@ -64,13 +75,17 @@ def index(
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.index.indexer import index_paths
+    from termx.index.sharding import parse_size
     from termx.storage.db import get_engine
+    from termx.storage.shards import dask_runner, pool_runner
     from termx.storage.store import describe_deleted
 
     engine = get_engine(db)
+    runner = dask_runner(dask) if dask else pool_runner(workers) if workers is not None else None
     with RichProgress(enabled=not quiet) as progress:
         summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress,
-                              fold_case)
+                              fold_case=fold_case, shard_size=parse_size(shard_size), append=append,
+                              runner=runner)
         if sketches:
             from termx.jdf.store import build_sketches
 
@@ -90,13 +105,24 @@ def index(
 
 
 @app.command(rich_help_panel=INDEX_PANEL)
-def corpora(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
-    """List the indexed corpora (name, unit, tokens, documents, classes, max_k)."""
+def corpora(
+    name: Annotated[str | None, typer.Argument(help="Only this corpus.")] = None,
+    shards: Annotated[bool, typer.Option("--shards", help="One row per shard: documents, tokens, classes, "
+                                         "built at, seconds.")] = False,
+    db: DbOption = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards)."""
     from termx.storage.db import get_engine
-    from termx.storage.store import list_corpora
+    from termx.storage.store import get_corpus, list_corpora, list_shards
 
-    rows = [c.as_row() for c in list_corpora(get_engine(db))]
-    emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "created_at"]))
+    engine = get_engine(db)
+    if shards:
+        emit(render([s.as_row() for s in list_shards(engine, name)], fmt,
+                    ["corpus", "shard_no", "documents", "tokens", "classes", "built_at", "seconds"]))
+        return
+    rows = [c.as_row() for c in ([get_corpus(engine, name)] if name else list_corpora(engine))]
+    emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards", "created_at"]))
 
 
 @app.command(rich_help_panel=INDEX_PANEL)

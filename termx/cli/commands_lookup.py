@@ -16,11 +16,18 @@ PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's u
                                                 "the indexer splits).")]
 
 
-def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
+def _load(db: str | None, corpus: str, purpose: str):  # type: ignore[no-untyped-def]
     from termx.storage.db import get_engine
     from termx.storage.loaded import load_index
 
-    return load_index(get_engine(db), corpus)
+    return load_index(get_engine(db), corpus, purpose)
+
+
+def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
+    from termx.storage.db import get_engine
+    from termx.storage.loaded import load_shards
+
+    return load_shards(get_engine(db), corpus)
 
 
 @app.command(rich_help_panel=LOOKUP_PANEL)
@@ -34,16 +41,19 @@ def stats(
     fmt: FormatOption = Format.table,
 ) -> None:
     """freq, df_1..df_K, adaptation (df_2/df_1), its Poisson prediction, RIDF, <i,j>, LBL, SIL and the class's
-    shortest and longest members of each pattern. A pattern that does not occur has freq 0."""
+    shortest and longest members of each pattern. A pattern that does not occur has freq 0. On a corpus of
+    several shards freq and df are summed over the shards; <i,j>, LBL, SIL and the members exist per shard only
+    (empty in the table; JSON lists them per shard under "shards")."""
     from termx.lookup import STATS_FIELDS
     from termx.lookup import stats as lookup_stats
 
-    index = _load(db, corpus)
-    rows = lookup_stats(index, patterns)
+    shards = _load_shards(db, corpus)
+    rows = lookup_stats(shards, patterns)
     if dist:
         from termx.studies.distribution import DIST_FIELDS, dist_row
 
-        rows = [dist_row(r["pattern"], r["freq"], r["df"], index.n_docs) for r in rows]
+        n_docs = sum(s.n_docs for s in shards)
+        rows = [dist_row(r["pattern"], r["freq"], r["df"], n_docs) for r in rows]
         emit(render(visible_rows(rows, fmt), fmt, DIST_FIELDS))
         return
     emit(render(visible_rows(rows, fmt), fmt, STATS_FIELDS))
@@ -73,20 +83,21 @@ def concordance(
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
 ) -> None:
-    """KWIC lines of every occurrence in suffix-array order, with document and offset (the slides' sufconc).
+    """KWIC lines of every occurrence in suffix-array order, with document and offset (the slides' sufconc);
+    on a corpus of several shards, in document order then offset.
 
     Contexts and offsets count tokens of the corpus's unit (bytes, characters or words from the document's
     start); the table view shows newlines as ⏎."""
-    from termx.lookup import CONCORDANCE_FIELDS, find_class
+    from termx.lookup import CONCORDANCE_FIELDS, find_in_shards
     from termx.lookup import concordance as lookup_concordance
 
-    index = _load(db, corpus)
-    rows = lookup_concordance(index, pattern, left, right, limit or None)
+    shards = _load_shards(db, corpus)
+    rows = lookup_concordance(shards, pattern, left, right, limit or None)
     shown = visible_rows(rows, fmt)
-    joiner = " " if index.unit.value == "word" else ""
+    joiner = " " if shards[0].unit.value == "word" else ""
     emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, CONCORDANCE_FIELDS))
     if not quiet:
-        total = find_class(index, pattern).freq
+        total = find_in_shards(shards, pattern)[0]
         more = " (--limit 0 shows all)" if len(rows) < total else ""
         typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
 
@@ -108,7 +119,7 @@ def class_(
     With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member."""
     from termx.lookup import class_members, class_record
 
-    index = _load(db, corpus)
+    index = _load(db, corpus, "termx class (a class exists per shard; termx stats --format json lists them)")
     info = class_record(index, pattern)
     if not members:
         emit(render(visible_rows([info], fmt), fmt))

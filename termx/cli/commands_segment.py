@@ -119,7 +119,7 @@ def _segmenter(engine: Any, corpus: str, scorer: Scorer, max_len: int, options: 
     from termx.storage.loaded import load_index
     from termx.wordbreak import Segmenter
 
-    return Segmenter(load_index(engine, corpus), scorer, max_len, options, progress).segment_lines
+    return Segmenter(load_index(engine, corpus, "termx segment"), scorer, max_len, options, progress).segment_lines
 
 
 

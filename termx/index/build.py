@@ -39,13 +39,15 @@ class Shard:
 
 
 def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_MAX_K,
-                progress: Progress | None = None, timings: Timings | None = None) -> Shard:
-    """Run every in-memory stage on `documents`; `timings` collects seconds per stage."""
+                progress: Progress | None = None, timings: Timings | None = None,
+                vocab: Sequence[str] | None = None) -> Shard:
+    """Run every in-memory stage on `documents`; `timings` collects seconds per stage; `vocab` fixes the token
+    ids (char/word) so that the shards of one corpus share them."""
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("tokenize", progress):
         fault_point("tokenize")
-        ta = tokenize([d.text for d in documents], unit)
+        ta = tokenize([d.text for d in documents], unit, vocab)
     with timings.stage("suffix array", progress):
         fault_point("suffix_array")
         sa = suffix_array(ta.tokens, len(documents))

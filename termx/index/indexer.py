@@ -1,7 +1,8 @@
-"""`termx index` as a library call: read documents, build the shard in memory, store it, summarise."""
+"""`termx index` as a library call: read documents, build the shard(s), store them, summarise."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,8 +14,10 @@ from termx.errors import InputError
 from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
 from termx.index.fold import fold_case as fold
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
+from termx.index.sharding import cut_shards
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
+from termx.storage.shards import Runner, save_shards
 from termx.storage.store import dependents, get_corpus, require_new_corpus, save_corpus
 
 
@@ -33,6 +36,7 @@ class IndexSummary:
     replaced_bytes: int
     seconds: dict[str, float]
     deleted: dict[str, int]  # what --replace removed with the old version: term lists, white space runs, models
+    shards: int = 1          # shards this build stored (for --append: the new ones)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -53,40 +57,58 @@ def check_corpus_name(name: str) -> None:
 
 def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
-                replace: bool = False, progress: Progress | None = None, fold_case: bool = False) -> IndexSummary:
-    """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`)."""
+                replace: bool = False, progress: Progress | None = None, fold_case: bool = False,
+                shard_size: int | None = None, append: bool = False, runner: Runner | None = None) -> IndexSummary:
+    """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`; `append`
+    adds them to the existing corpus as new shards); `shard_size` cuts them into shards of at most that many
+    bytes of text, built by `runner` (default: a pool of worker processes, one per core)."""
     check_corpus_name(name)
-    require_new_corpus(engine, name, replace)
+    if not append:
+        require_new_corpus(engine, name, replace)
     timings = Timings()
     with timings.stage("read", progress or Silent()):
         docs, report = read_documents(paths, mode, on_invalid)
     return index_documents(engine, name, docs, unit, max_k, replace, progress, timings, report,
-                           {"paths": paths, "input": mode.value, "invalid": on_invalid.value}, fold_case)
+                           {"paths": paths, "input": mode.value, "invalid": on_invalid.value}, fold_case, shard_size,
+                           append, runner)
 
 
 def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: Unit = Unit.byte,
                     max_k: int = DEFAULT_MAX_K, replace: bool = False, progress: Progress | None = None,
                     timings: Timings | None = None, report: ReadReport | None = None,
-                    params: dict[str, Any] | None = None, fold_case: bool = False) -> IndexSummary:
+                    params: dict[str, Any] | None = None, fold_case: bool = False, shard_size: int | None = None,
+                    append: bool = False, runner: Runner | None = None) -> IndexSummary:
     """Index documents already in memory (the demo and the experiments use this directly).
 
     `fold_case` indexes the texts lower-cased (termx.index.fold: lengths kept, so offsets are the original's);
-    the corpus's params record it and every look-up folds its pattern the same way.
+    the corpus's params record it and every look-up folds its pattern the same way. Documents that make one
+    shard are built in this process; several shards (or `append`) go through termx.storage.shards (workers
+    build and store shards; one transaction makes them visible).
     """
     check_corpus_name(name)
     if max_k < 1:
         raise InputError("`max_k` must be at least 1", params=("max_k",))
+    if replace and append:
+        raise InputError("`replace` and `append` exclude each other", params=("replace", "append"))
     timings = timings if timings is not None else Timings()
     report = report or ReadReport()
     deleted = dependents(engine, name) if replace else {}
-    t0 = time.perf_counter()
     if fold_case:
-        docs = [Document(d.name, fold(d.text), d.title) for d in docs]
-    shard = build_shard(docs, unit, max_k, progress, timings)
-    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case,
-              "build_seconds": round(time.perf_counter() - t0, 4)}
-    save_corpus(engine, name, shard, replace, params, progress, timings)
+        docs = [dataclasses.replace(d, text=fold(d.text)) for d in docs]
+    groups = cut_shards(docs, shard_size)
+    t0 = time.perf_counter()
+    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case}
+    if len(groups) > 1 or append or runner is not None:
+        params["shard_size"] = shard_size
+        _, results = save_shards(engine, name, groups, unit, max_k, replace, append, params, runner, progress,
+                                 timings)
+        trivial = sum(r.trivial_classes for r in results)
+    else:
+        shard = build_shard(docs, unit, max_k, progress, timings)
+        params["build_seconds"] = round(time.perf_counter() - t0, 4)
+        save_corpus(engine, name, shard, replace, params, progress, timings)
+        trivial = shard.trivial_classes
     info = get_corpus(engine, name)
-    return IndexSummary(name, unit.value, max_k, info.tokens, info.documents, info.classes,
-                        shard.trivial_classes, report.empty_documents, report.replaced_bytes,
-                        {k: round(v, 3) for k, v in timings.items()}, deleted)
+    return IndexSummary(name, info.unit, info.max_k, info.tokens, info.documents, info.classes, trivial,
+                        report.empty_documents, report.replaced_bytes, {k: round(v, 3) for k, v in timings.items()},
+                        deleted, len(groups))

@@ -35,6 +35,7 @@ class Document:
     name: str
     text: str
     title: str | None = None
+    given: bool = False  # the name is an id the input gave (a JSON line's "id"), not derived from a path or line
 
 
 @dataclass
@@ -149,6 +150,7 @@ def _json_document(line: str, where: str, default_name: str) -> Document:
         raise InputError(f'{where}: expected an object with a string "text" field')
     if "\0" in obj["text"]:
         raise InputError(f"{where}: text contains a NUL character", "NUL cannot be indexed")
-    name = str(obj["id"]) if obj.get("id") is not None else default_name
+    given = obj.get("id") is not None
+    name = str(obj["id"]) if given else default_name
     title = obj.get("title")
-    return Document(name, obj["text"], title if isinstance(title, str) else None)
+    return Document(name, obj["text"], title if isinstance(title, str) else None, given)

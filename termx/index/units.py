@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,8 +45,21 @@ def _id_dtype(vocab_size: int) -> type:
     return np.uint16 if vocab_size < 65535 else np.int32
 
 
-def tokenize(texts: Sequence[str], unit: Unit) -> TokenArray:
-    """The token array of documents in `unit`, with document offsets and the vocabulary."""
+def vocabulary(texts: Sequence[str], unit: Unit) -> list[str] | None:
+    """The sorted tokens of char/word texts (None for bytes): the ids 1..V a one-shard build gives them."""
+    if unit is Unit.byte:
+        return None
+    if unit is Unit.char:
+        return sorted({c for t in texts for c in t})
+    return sorted({w for t in texts for w in split_words(t)})
+
+
+def tokenize(texts: Sequence[str], unit: Unit, vocab: Sequence[str] | None = None) -> TokenArray:
+    """The token array of documents in `unit`, with document offsets and the vocabulary.
+
+    `vocab` (char/word) fixes the ids — token vocab[t - 1] gets id t — so that the shards of one corpus share
+    them; it must hold every token of `texts`. Without it the ids are 1..V in string order of these texts.
+    """
     if unit is Unit.byte:
         pieces = [t.encode("utf-8") for t in texts]
         vocab = None
@@ -55,15 +68,21 @@ def tokenize(texts: Sequence[str], unit: Unit) -> TokenArray:
     elif unit is Unit.char:
         lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
         codes = np.frombuffer("\0".join(texts).encode("utf-32-le") + b"\0\0\0\0", dtype=np.uint32)
-        alphabet = np.unique(codes[codes != 0])
-        vocab = [chr(c) for c in alphabet.tolist()]
-        ids = np.searchsorted(alphabet, codes) + 1
+        if vocab is None:
+            alphabet = np.unique(codes[codes != 0])
+            vocab = [chr(c) for c in alphabet.tolist()]
+            ids = np.searchsorted(alphabet, codes) + 1
+        else:
+            given = np.fromiter((ord(c) for c in vocab), dtype=np.uint32, count=len(vocab))
+            order = np.argsort(given, kind="stable")
+            ids = order[np.searchsorted(given[order], codes).clip(0, max(len(given) - 1, 0))] + 1
         ids[codes == 0] = 0
         tokens = ids.astype(_id_dtype(len(vocab)))
     else:
         words = [split_words(t) for t in texts]
         lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
-        vocab = sorted({w for ws in words for w in ws})
+        if vocab is None:
+            vocab = sorted({w for ws in words for w in ws})
         index = {w: n for n, w in enumerate(vocab, 1)}
         flat: list[int] = []
         for ws in words:
@@ -72,11 +91,16 @@ def tokenize(texts: Sequence[str], unit: Unit) -> TokenArray:
         tokens = np.array(flat, dtype=_id_dtype(len(vocab)))
     doc_start = np.zeros(len(lengths), dtype=np.int64)
     np.cumsum(lengths[:-1] + 1, out=doc_start[1:])
-    return TokenArray(unit, tokens, doc_start, lengths, vocab)
+    return TokenArray(unit, tokens, doc_start, lengths, None if vocab is None else list(vocab))
 
 
-def encode_pattern(pattern: str, unit: Unit, vocab: list[str] | None) -> np.ndarray | None:
-    """A pattern as token ids of the corpus; None when it holds a token the corpus never uses (freq 0)."""
+def encode_pattern(pattern: str, unit: Unit, vocab: list[str] | None,
+                   lookup: Mapping[str, int] | None = None) -> np.ndarray | None:
+    """A pattern as token ids of the corpus; None when it holds a token the corpus never uses (freq 0).
+
+    `vocab` is searched by bisection (ids in string order); `lookup` (token -> id) serves a vocabulary that grew
+    by --append, where later tokens got ids after the earlier ones.
+    """
     if not pattern or (unit is Unit.word and not split_words(pattern)):
         raise PatternError("empty pattern", "give at least one token")
     if unit is Unit.byte:
@@ -87,7 +111,7 @@ def encode_pattern(pattern: str, unit: Unit, vocab: list[str] | None) -> np.ndar
     pieces = list(pattern) if unit is Unit.char else split_words(pattern)
     ids = []
     for piece in pieces:
-        k = _find(vocab, piece)
+        k = lookup.get(piece, 0) - 1 if lookup is not None else _find(vocab, piece)
         if k < 0:
             return None
         ids.append(k + 1)

@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.errors import PatternError
+from termx.errors import MultiShardUnsupported, PatternError
 from termx.faults import fault_point
 from termx.index.build import class_statistics
 from termx.index.units import Unit, encode_pattern
@@ -37,7 +37,7 @@ _ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls
 
 @dataclass
 class LoadedIndex:
-    """Arrays of one single-shard corpus; classes are in walk order (j ascending, then i descending)."""
+    """Arrays of one shard of a corpus; classes are in walk order (j ascending, then i descending)."""
 
     corpus: CorpusInfo
     shard_id: int
@@ -56,6 +56,9 @@ class LoadedIndex:
     cls_order: np.ndarray  # class index of each sorted key
     doc_names: list[str]
     vocab: list[str] | None
+    first_doc: int = 0                    # doc_no of this shard's first document in its corpus
+    shard_no: int = 0
+    token_ids: dict[str, int] | None = None  # token -> id when the vocabulary grew by --append (not in order)
 
     @property
     def n(self) -> int:
@@ -69,7 +72,7 @@ class LoadedIndex:
 
     def encode(self, pattern: str) -> np.ndarray | None:
         """Token ids of a pattern in this corpus's unit; None if it uses a token the corpus lacks."""
-        return encode_pattern(pattern, self.unit, self.vocab)
+        return encode_pattern(pattern, self.unit, self.vocab, self.token_ids)
 
     def interval(self, ids: np.ndarray) -> tuple[int, int]:
         """<i, j>: the ranks of the suffixes that start with `ids` (j < i when there are none)."""
@@ -137,60 +140,101 @@ def _interval(tokens, sa, ids):  # type: ignore[no-untyped-def]
     return first, lo - 1
 
 
-_memo: dict[tuple[str, str], LoadedIndex] = {}
+_memo: dict[tuple[str, str], list[LoadedIndex]] = {}
 
 CACHE_MAX_GB = 20.0  # default cap of $TERMX_HOME/cache (TERMX_CACHE_MAX_GB overrides); the oldest builds go first
 
 
-def load_index(engine: Engine, name: str) -> LoadedIndex:
-    """The index of corpus `name`, from the process memo, the local cache, or PostgreSQL (in that order).
+def load_index(engine: Engine, name: str, purpose: str = "this command") -> LoadedIndex:
+    """The index of single-shard corpus `name`; MultiShardUnsupported names `purpose` for a corpus of several."""
+    shards = load_shards(engine, name)
+    if len(shards) != 1:
+        raise MultiShardUnsupported(f"corpus {name!r} has {len(shards)} shards; {purpose} needs a corpus of one "
+                                    "shard", "rebuild it as one shard (no `shard_size` limit, no `append`), or use "
+                                    "termx stats", params=("shard_size", "append"))
+    return shards[0]
 
-    Everything is read in one REPEATABLE READ snapshot, so a concurrent replace or drop of the corpus shows
-    this reader the old version whole (its purge waits for, or works around, this snapshot), never a mix.
+
+def load_shards(engine: Engine, name: str) -> list[LoadedIndex]:
+    """The indexes of every shard of corpus `name`, in shard order, from the process memo, the local cache, or
+    PostgreSQL (in that order).
+
+    Everything is read in one REPEATABLE READ snapshot, so a concurrent replace, append or drop of the corpus
+    shows this reader the old version whole (its purge waits for, or works around, this snapshot), never a mix.
     """
     url = engine.url.render_as_string(hide_password=True)
     with engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:
         info = get_corpus(conn, name)
         key = (url, name)
         hit = _memo.get(key)
-        if hit is not None and hit.corpus.id == info.id and hit.corpus.created_at == info.created_at:
+        if hit is not None and hit[0].corpus.id == info.id and hit[0].corpus.created_at == info.created_at:
             return hit
-        shard_id = conn.execute(sa.text("SELECT id FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no"),
-                                {"c": info.id}).scalar_one()
+        shards = [tuple(r) for r in conn.execute(sa.text(
+            "SELECT id, shard_no, first_doc, documents FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no"),
+            {"c": info.id})]
         folder = cache_folder(url, info.id, info.created_at)
         if not (folder / "meta.json").exists():
-            _fill_cache(conn, url, info, shard_id, folder)
+            _fill_cache(conn, url, info, shards, folder)
             evict(keep=folder)
-    meta, arrays = read_cache(folder, _ARRAYS)
-    index = LoadedIndex(corpus=info, shard_id=shard_id, unit=Unit(info.unit), doc_names=meta["doc_names"],
-                        vocab=meta["vocab"], **arrays)
-    _memo[key] = index
-    return index
+    meta, _ = read_cache(folder, [])
+    vocab = meta["vocab"]
+    token_ids = None
+    if vocab is not None and any(vocab[k] >= vocab[k + 1] for k in range(len(vocab) - 1)):
+        token_ids = {t: n for n, t in enumerate(vocab, 1)}
+    layout = meta.get("shards") or [{"shard_id": shards[0][0], "shard_no": 0, "first_doc": 0,
+                                     "documents": len(meta["doc_names"])}]
+    loaded = []
+    for k, part in enumerate(layout):
+        arrays = {a: np.load(folder / _array_file(a, k), mmap_mode="r") for a in _ARRAYS}
+        first = part["first_doc"]
+        names = meta["doc_names"][first - layout[0]["first_doc"]:][: part["documents"]]
+        loaded.append(LoadedIndex(corpus=info, shard_id=part["shard_id"], unit=Unit(info.unit), doc_names=names,
+                                  vocab=vocab, first_doc=first, shard_no=part["shard_no"], token_ids=token_ids,
+                                  **arrays))
+    _memo[key] = loaded
+    return loaded
+
+
+def _array_file(array: str, k: int) -> str:
+    """Cache file of one array of the k-th shard (the first shard's names are those of a one-shard corpus)."""
+    return f"{array}.npy" if k == 0 else f"{array}.{k}.npy"
 
 
 _FILLING = ".fill-"  # prefix of a cache folder being written: .fill-<pid>-<random>
 
 
-def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shard_id: int, folder: Path) -> None:
-    """Read everything from PostgreSQL, derive LCP and the class key index, write the cache atomically."""
-    tokens = load_array(conn, shard_id, "tokens")
-    suffixes = load_array(conn, shard_id, "sa")
-    doc_start = load_array(conn, shard_id, "doc_start")
-    fault_point("fill_cache")
-    docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c ORDER BY doc_no"),
-                        {"c": info.id}).all()
+def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shards: list[tuple[Any, ...]], folder: Path) -> None:
+    """Read every shard from PostgreSQL, derive LCP and the class key index, write the cache atomically (one
+    shard's arrays in memory at a time)."""
+    layout: list[dict[str, Any]] = []
+    names: list[str] = []
+
+    def arrays() -> Iterator[tuple[str, np.ndarray]]:
+        for k, (shard_id, shard_no, first_doc, _) in enumerate(shards):
+            tokens = load_array(conn, shard_id, "tokens")
+            suffixes = load_array(conn, shard_id, "sa")
+            doc_start = load_array(conn, shard_id, "doc_start")
+            fault_point("fill_cache")
+            docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c"
+                                        " AND shard_id = :s ORDER BY doc_no"), {"c": info.id, "s": shard_id}).all()
+            doc_len = np.array([r[1] for r in docs], dtype=np.int64)
+            stats = class_statistics(tokens, suffixes, doc_start, doc_len, info.max_k)
+            c = stats.classes
+            keys = c.i.astype(np.int64) * (len(suffixes) + 1) + c.j
+            order = np.argsort(keys, kind="stable").astype(np.int32)
+            shard = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start, "doc_len": doc_len, "lcp": stats.lcp,
+                     "cls_i": c.i, "cls_j": c.j, "cls_lbl": c.lbl, "cls_sil": c.sil, "cls_df": stats.df,
+                     "cls_keys": keys[order], "cls_order": order}
+            yield from ((_array_file(a, k).removesuffix(".npy"), arr) for a, arr in shard.items())
+            names.extend(r[0] for r in docs)
+            layout.append({"shard_id": shard_id, "shard_no": shard_no, "first_doc": first_doc,
+                           "documents": len(docs)})
+
     vocab = [r[0] for r in conn.execute(sa.text(
         "SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id"), {"c": info.id})]
-    doc_len = np.array([r[1] for r in docs], dtype=np.int64)
-    stats = class_statistics(tokens, suffixes, doc_start, doc_len, info.max_k)
-    c = stats.classes
-    keys = c.i.astype(np.int64) * (len(suffixes) + 1) + c.j
-    order = np.argsort(keys, kind="stable").astype(np.int32)
-    arrays = {"tokens": tokens, "sa": suffixes, "doc_start": doc_start, "doc_len": doc_len, "lcp": stats.lcp,
-              "cls_i": c.i, "cls_j": c.j, "cls_lbl": c.lbl, "cls_sil": c.sil, "cls_df": stats.df,
-              "cls_keys": keys[order], "cls_order": order}
-    write_cache(folder, arrays, {"doc_names": [r[0] for r in docs], "vocab": vocab if info.unit != "byte" else None},
-                url, info)
+    # names and layout are filled while the arrays are written, before the meta is
+    write_cache(folder, arrays(), {"doc_names": names, "vocab": vocab if info.unit != "byte" else None,
+                                   "shards": layout}, url, info)
 
 
 def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -200,12 +244,14 @@ def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict
     return meta, {a: np.load(folder / f"{a}.npy", mmap_mode="r") for a in names}
 
 
-def write_cache(folder: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any], url: str, info: CorpusInfo) -> None:
+def write_cache(folder: Path, arrays: Mapping[str, np.ndarray] | Iterable[tuple[str, np.ndarray]],
+                meta: dict[str, Any], url: str, info: CorpusInfo) -> None:
     """Write a cache folder of one corpus build atomically (a `.fill-` folder renamed into place; a concurrent
-    writer's wins), with its owner recorded so a sweep can tell when the build is gone."""
+    writer's wins), with its owner recorded so a sweep can tell when the build is gone. `arrays` may be a
+    generator: each array is saved as it comes, and `meta` is written last."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"{_FILLING}{os.getpid()}-", dir=folder.parent))
-    for a, arr in arrays.items():
+    for a, arr in arrays.items() if isinstance(arrays, Mapping) else arrays:
         np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
     write_owner(tmp, url, info.id, info.created_at)
     (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")

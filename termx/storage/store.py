@@ -46,12 +46,13 @@ class CorpusInfo:
     params: dict[str, Any]
     timings: dict[str, float]
     created_at: str
+    shards: int = 1
 
     def as_row(self) -> dict[str, Any]:
         """The JSON/table row (stable field names scripts rely on)."""
         return {"name": self.name, "unit": self.unit, "tokens": self.tokens, "documents": self.documents,
                 "classes": self.classes, "max_k": self.max_k, "rep_cap": self.rep_cap,
-                "created_at": self.created_at}
+                "created_at": self.created_at, "shards": self.shards}
 
 
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
@@ -123,9 +124,9 @@ def _stage_rows(conn: psycopg.Connection, shard: Shard, params: dict[str, Any], 
         ).fetchone()[0]  # type: ignore[index]
         txn.try_own(conn, txn.LOCK_CORPUS, corpus_id)
         shard_id = conn.execute(
-            "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
-            " VALUES (%s, 0, %s, %s, 0, %s) RETURNING id",
-            (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes)),
+            "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes, seconds)"
+            " VALUES (%s, 0, %s, %s, 0, %s, %s) RETURNING id",
+            (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes), params.get("build_seconds")),
         ).fetchone()[0]  # type: ignore[index]
         txn.create_partition_table(conn, shard_id)
     return corpus_id, shard_id
@@ -202,12 +203,14 @@ def describe_deleted(deleted: dict[str, int]) -> str:
 
 
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
-                    advance: Callable[[int], None]) -> None:
+                    advance: Callable[[int], None], first_doc: int = 0) -> None:
+    """The shard's documents, numbered from `first_doc` (doc_no counts across the corpus's shards)."""
     ta = shard.tokens
 
     def rows() -> Iterator[tuple[Any, ...]]:
         for n, doc in enumerate(shard.documents):
-            yield (corpus_id, n, shard_id, doc.name, doc.title, int(ta.doc_start[n]), int(ta.doc_len[n]), doc.text)
+            yield (corpus_id, first_doc + n, shard_id, doc.name, doc.title, int(ta.doc_start[n]), int(ta.doc_len[n]),
+                   doc.text)
             if n == 0:
                 fault_point("copy_documents")  # mid-COPY
             if n % 1000 == 999:
@@ -271,12 +274,43 @@ def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap
                 fault_point("copy_classes")  # mid-COPY, after the header
 
 
-_CORPUS_COLUMNS = "id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at"
+_CORPUS_COLUMNS = ("id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at,"
+                   " (SELECT count(*) FROM termx.shard s WHERE s.corpus_id = termx.corpus.id)")
 
 
 def _info(row: Any) -> CorpusInfo:
     return CorpusInfo(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9],
-                      row[10].isoformat(timespec="seconds"))
+                      row[10].isoformat(timespec="seconds"), int(row[11]))
+
+
+@dataclass
+class ShardInfo:
+    """One shard of a corpus as `termx corpora --shards` shows it."""
+
+    corpus: str
+    shard_no: int
+    documents: int
+    tokens: int
+    classes: int
+    built_at: str
+    seconds: float | None
+
+    def as_row(self) -> dict[str, Any]:
+        """The JSON/table row."""
+        return dict(self.__dict__)
+
+
+def list_shards(engine: Engine, name: str | None = None) -> list[ShardInfo]:
+    """The shards of corpus `name` (of every corpus when None), in corpus name and shard order."""
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT c.name, s.shard_no, s.documents, s.tokens, s.classes, s.built_at, s.seconds"
+            " FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id"
+            " WHERE c.name IS NOT NULL AND (CAST(:n AS text) IS NULL OR c.name = :n)"
+            " ORDER BY c.name, s.shard_no"), {"n": name}).all()
+        if name is not None and not rows:
+            get_corpus(conn, name)
+    return [ShardInfo(r[0], r[1], r[2], r[3], r[4], r[5].isoformat(timespec="seconds"), r[6]) for r in rows]
 
 
 def list_corpora(engine: Engine) -> list[CorpusInfo]:

@@ -64,7 +64,7 @@ def ensure_reference(engine: Engine, corpus: str, reference: str, progress: Prog
     if not missing:
         return
     with timings.stage("load reference index", progress):
-        ref_index = load_index(engine, reference)
+        ref_index = load_index(engine, reference, "a reference corpus of termx terms")
     for shard_id in missing:
         with engine.connect() as conn:
             rows = conn.execute(sa.text("SELECT i, j, term FROM termx.candidate WHERE shard_id = :s ORDER BY i, j"),

@@ -49,7 +49,7 @@ def ensure_candidates(engine: Engine, corpus: str, progress: Progress | None = N
     if not missing:
         return
     with timings.stage("load index", progress):
-        index = load_index(engine, corpus)
+        index = load_index(engine, corpus, "termx terms")
     with timings.stage("term candidates", progress):
         texts = _texts(engine, info.id) if index.unit is Unit.word else None
         found = candidate_classes(index, texts)

@@ -78,7 +78,7 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
                               params={"whitespace": {"condition": condition.value, "lines_per_doc": lines_per_doc}})
     try:
         with timings.stage("load", progress):
-            index = load_index(engine, corpus)
+            index = load_index(engine, corpus, "termx whitespace")
         evaluated = spaced[:n_eval]
         results = [_baseline(name, evaluated) for name in BASELINES]
         models: dict[str, tuple[Model, float]] = {}

@@ -1,0 +1,139 @@
+"""Sharded builds on Reuters + man pages (byte unit): 1 shard vs 4/8/16 shards with 1 and 2 workers, same run.
+
+For each configuration: the end-to-end `termx index --shard-size S --workers W` wall time into the local server,
+the peak RSS of the largest process (coordinator or worker; RUSAGE_CHILDREN of a fresh wrapper process), and the
+build-without-DB ratio: seconds of build_shard summed over the shards / seconds of raw pydivsufsort.divsufsort +
+kasai on the same shards' token arrays. Then termx.stats p50/p99 on the 16-shard corpus vs the 1-shard corpus.
+
+    python bench/bench_shards.py --db postgresql://postgres@127.0.0.1:5432/termx_bench [--mb 23.5] [--shards 1 4 8 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pydivsufsort
+import sqlalchemy as sa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_index import load_documents  # noqa: E402
+
+from termx.index.build import build_shard  # noqa: E402
+from termx.index.sharding import cut_shards  # noqa: E402
+from termx.index.units import Unit  # noqa: E402
+
+WRAPPER = ("import resource, subprocess, sys, time; t = time.perf_counter(); r = subprocess.run(sys.argv[1:]);"
+           " print(r.returncode, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def build_ratio(groups: list) -> tuple[float, float]:  # type: ignore[type-arg]
+    """(seconds of build_shard over every shard, seconds of raw divsufsort + kasai over the same token arrays)."""
+    build = raw = 0.0
+    for group in groups:
+        t0 = time.perf_counter()
+        shard = build_shard(group, Unit.byte)
+        build += time.perf_counter() - t0
+        tokens = shard.tokens.tokens
+        del shard
+        t0 = time.perf_counter()
+        sa_ = pydivsufsort.divsufsort(tokens)
+        pydivsufsort.kasai(tokens, sa_)
+        raw += time.perf_counter() - t0
+    return build, raw
+
+
+def index_run(db: str, jsonl: Path, corpus: str, shard_size: int, workers: int) -> tuple[float, int]:
+    """(wall seconds, peak RSS bytes of the largest process) of one `termx index --replace`."""
+    cmd = [sys.executable, "-c", WRAPPER, sys.executable, "-m", "termx", "index", str(jsonl), "--corpus", corpus,
+           "--shard-size", str(shard_size), "--workers", str(workers), "--replace", "--quiet", "--db", db]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "0", f"termx index failed: {out}"
+    return float(out[1]), int(out[2]) * 1024
+
+
+def stats_latency(db: str, corpus: str, patterns: list[str]) -> tuple[float, float]:
+    engine = sa.create_engine(sa.engine.make_url(db).set(drivername="postgresql+psycopg"))
+    times = []
+    with engine.connect() as conn:
+        for p in patterns:
+            t0 = time.perf_counter()
+            conn.execute(sa.text("SELECT * FROM termx.stats(:c, :p)"), {"c": corpus, "p": p}).all()
+            times.append(time.perf_counter() - t0)
+    engine.dispose()
+    return float(np.percentile(times, 50)), float(np.percentile(times, 99))
+
+
+def worker_memory(db: str, docs: list, sizes_mb: list[float]) -> None:  # type: ignore[type-arg]
+    """Peak RSS of each pool worker (its own ru_maxrss, reported with its shard) at several shard sizes."""
+    from termx.storage.db import get_engine
+    from termx.storage.shards import pool_runner, save_shards
+
+    engine = get_engine(db)
+    for mb in sizes_mb:
+        groups = cut_shards(docs, int(mb * 1e6))
+        _, results = save_shards(engine, f"bench_worker_{mb}", groups, Unit.byte, 4, replace=True,
+                                 runner=pool_runner(2))
+        full = [r for r in results if r.shard_no < len(groups) - 1] or results  # the last shard may be short
+        print(json.dumps({"shard_size_mb": mb, "shards": len(groups),
+                          "worker_peak_rss_mb": round(max(r.peak_rss_bytes for r in full) / 1e6),
+                          "text_mb_per_shard": round(max(sum(len(d.text.encode()) for d in g) for g in groups) / 1e6,
+                                                     2)}), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--mb", type=float, default=None, help="MB of text (default: all, 23.5 MB)")
+    ap.add_argument("--shards", type=int, nargs="+", default=[1, 4, 8, 16])
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--worker-sizes", type=float, nargs="*", default=[],
+                    help="only measure the peak RSS of pool workers at these shard sizes (MB), 2 workers")
+    args = ap.parse_args()
+    docs = load_documents(args.mb)
+    if args.worker_sizes:
+        worker_memory(args.db, docs, args.worker_sizes)
+        return
+    total = sum(len(d.text.encode()) for d in docs)
+    print(f"{len(docs)} documents, {total / 1e6:.1f} MB", file=sys.stderr)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        jsonl = Path(tmp) / "input.jsonl"
+        jsonl.write_text("".join(json.dumps({"id": d.name, "text": d.text}) + "\n" for d in docs), encoding="utf-8")
+        for k in args.shards:
+            size = -(-total // k) + 1
+            groups = cut_shards(docs, size)
+            build, raw = build_ratio(groups)
+            for w in args.workers:
+                wall, peak = index_run(args.db, jsonl, f"bench_shards_{k}", size, w)
+                row = {"shards_asked": k, "shards": len(groups), "workers": w, "wall_s": round(wall, 2),
+                       "peak_rss_mb": round(peak / 1e6), "build_s": round(build, 2),
+                       "raw_divsufsort_kasai_s": round(raw, 2), "build_ratio": round(build / raw, 2)}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    rng = random.Random(1)
+    patterns = []
+    while len(patterns) < args.queries:
+        text = rng.choice(docs).text
+        n = rng.randint(2, 12)
+        if len(text) > n:
+            at = rng.randrange(len(text) - n)
+            patterns.append(text[at: at + n])
+    if 1 in args.shards and 16 in args.shards:
+        one, many = stats_latency(args.db, "bench_shards_1", patterns), stats_latency(args.db, "bench_shards_16",
+                                                                                         patterns)
+        print(json.dumps({"stats_p50_ms_1": round(one[0] * 1e3, 2), "stats_p99_ms_1": round(one[1] * 1e3, 2),
+                          "stats_p50_ms_16": round(many[0] * 1e3, 2), "stats_p99_ms_16": round(many[1] * 1e3, 2),
+                          "p50_ratio": round(many[0] / one[0], 2)}))
+
+
+if __name__ == "__main__":
+    main()
