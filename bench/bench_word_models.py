@@ -33,13 +33,14 @@ from typing import Any
 
 import numpy as np
 from bench_segment import DEFAULT_DB, RESULTS, TUNED
-from tune_segment import documents, segment
+from tune_segment import documents
 
 from termx.cli.output import render
 from termx.evaluation import compare, pair_records, read_records
 from termx.experiments.whitespace import SpacedDocument
 from termx.experiments.whitespace.files import write_records
 from termx.experiments.whitespace.report import score_result
+from termx.experiments.whitespace.segment import segment_documents
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.storage.loaded import LoadedIndex, load_index
@@ -114,12 +115,12 @@ class Scoring:
 
     def dev_f1(self, seg: Segmenter) -> float:
         docs = [self.spaced[k] for k in self.dev]
-        r = score_result("x", "scorer", docs, segment(seg, self.index, docs, self.dev), {})
+        r = score_result("x", "scorer", docs, segment_documents(seg, docs, self.dev), {})
         return float(getattr(r, self.measure).f1)
 
     def test_row(self, name: str, seg: Segmenter, params: dict[str, Any]) -> dict[str, Any]:
         docs = [self.spaced[k] for k in self.test]
-        r = score_result(name, "scorer", docs, segment(seg, self.index, docs, self.test), {})
+        r = score_result(name, "scorer", docs, segment_documents(seg, docs, self.test), {})
         write_records([r], self.folder)
         return {"system": name, **{k: round(v, 4) for k, v in params.items()}, "boundary_f1": r.boundary.f1,
                 "word_p": r.word.precision, "word_r": r.word.recall, "word_f1": r.word.f1}

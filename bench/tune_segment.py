@@ -33,10 +33,11 @@ from _data import data_dir, pku_gold_lines, reuters_documents, ud_japanese_lines
 from termx.evaluation.metrics import PRF, segmentation_prf
 from termx.evaluation.splits import train_devtest_test
 from termx.experiments.whitespace import Condition, SpacedDocument, spaced_documents
+from termx.experiments.whitespace.segment import segment_documents
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.loaded import load_index
 from termx.storage.store import drop_corpus
 from termx.wordbreak import Scorer, Segmenter
 
@@ -71,28 +72,6 @@ def documents(data: str, seed: int, dev_docs: int, dev_fraction: float
     return spaced, sorted(split.devtest), sorted(split.train), Unit.char, Condition.raw
 
 
-def segment(segmenter: Segmenter, index: LoadedIndex, docs: Sequence[SpacedDocument],
-            doc_nos: Sequence[int]) -> list[list[list[str]]]:
-    """Predicted words per line of corpus documents `doc_nos` (their text is in the index: class-tree path)."""
-    spans = []
-    for d, doc in zip(doc_nos, docs, strict=True):
-        start = int(index.doc_start[d])
-        for words in doc.lines:
-            text = "".join(words)
-            size = len(text.encode("utf-8")) if index.unit is Unit.byte else len(text)
-            spans.append((start, start + size))
-            start += size
-    found = iter(zip(spans, segmenter.corpus_spans(spans), strict=True))
-    out = []
-    for doc in docs:
-        lines = []
-        for _ in doc.lines:
-            (start, stop), cuts = next(found)
-            edges = [0, *cuts.tolist(), stop - start]
-            lines.append([index.decode(index.tokens[start + a:start + b]) for a, b in zip(edges, edges[1:],
-                                                                                          strict=False)])
-        out.append(lines)
-    return out
 
 
 def pooled(docs: Sequence[SpacedDocument], predicted: Sequence[Sequence[Sequence[str]]]) -> dict[str, PRF]:
@@ -137,7 +116,7 @@ def main() -> None:
             assert seg.model is not None
             for weight, theta in itertools.product(grid["weight"], grid["theta"]):
                 seg.model.set_final(weight, theta)  # (assigning model.params alone left the search unchanged)
-                scores = pooled(dev_docs, segment(seg, index, dev_docs, dev))
+                scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev))
                 rows.append({"theta0": theta0, "kappa": kappa, "weight": weight, "theta": theta,
                              "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
                              "train_s": round(train_s, 1)})
