@@ -4,7 +4,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
 from termx.index.units import Unit, split_words
+
+# Hypothesis settings for tests that build a corpus in the session database per example.
+settings_db = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def documents(unit: Unit) -> st.SearchStrategy[list[str]]:
+    """Small random corpora (1-5 documents) for `unit`, over few symbols so substrings repeat within and across
+    documents; char corpora mix CJK and ASCII, word corpora draw from five words."""
+    if unit is Unit.byte:
+        doc = st.text(alphabet="ab_c", min_size=1, max_size=14)
+    elif unit is Unit.char:
+        doc = st.text(alphabet="日本語ab", min_size=1, max_size=12)
+    else:
+        doc = st.lists(st.sampled_from(["the", "cat", "a", ".", "mat"]), min_size=1, max_size=10).map(" ".join)
+    return st.lists(doc, min_size=1, max_size=5)
 
 
 def token_lists(texts: list[str], unit: Unit) -> list[list[object]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import uuid
 
 import numpy as np
+import pytest
 import sqlalchemy as sa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from termx.index.indexer import index_documents
@@ -14,7 +15,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.loaded import LoadedIndex, load_index
 
-from .oracle import brute_classes, df_k, substring_occurrences, token_lists
+from .oracle import brute_classes, df_k, documents, settings_db, substring_occurrences, token_lists
 
 KMAX = 3
 
@@ -86,27 +87,11 @@ def _loaded_rows(index: LoadedIndex) -> list[tuple[int, ...]]:
             zip(index.cls_i, index.cls_j, index.cls_lbl, index.cls_sil, index.cls_df, strict=True)]
 
 
-corpora = st.lists(st.text(alphabet="ab_c", min_size=1, max_size=14), min_size=1, max_size=5)
-settings_db = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
+@pytest.mark.parametrize("unit", list(Unit))
 @settings_db
-@given(texts=corpora)
-def test_byte_unit_matches_brute_force(engine, texts: list[str]) -> None:
-    _check(engine, texts, Unit.byte)
-
-
-@settings_db
-@given(texts=st.lists(st.text(alphabet="日本語ab", min_size=1, max_size=12), min_size=1, max_size=5))
-def test_char_unit_matches_brute_force(engine, texts: list[str]) -> None:
-    _check(engine, texts, Unit.char)
-
-
-@settings_db
-@given(texts=st.lists(st.lists(st.sampled_from(["the", "cat", "a", ".", "mat"]), min_size=1, max_size=10)
-                      .map(" ".join), min_size=1, max_size=5))
-def test_word_unit_matches_brute_force(engine, texts: list[str]) -> None:
-    _check(engine, texts, Unit.word)
+@given(data=st.data())
+def test_unit_matches_brute_force(engine, unit: Unit, data: st.DataObject) -> None:
+    _check(engine, data.draw(documents(unit)), unit)
 
 
 @settings_db

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,8 +19,7 @@ from termx.studies.adaptation import contingency, split_counts
 from termx.studies.agreement import agreement, segments
 from termx.studies.crossval import crossval_bins, half_statistics
 
-from .oracle import df_k, substring_occurrences, token_lists
-from .test_index_oracle import corpora, settings_db
+from .oracle import df_k, documents, settings_db, substring_occurrences, token_lists
 
 KMAX = 3
 
@@ -113,23 +113,11 @@ def _check(engine, texts: list[str], unit: Unit) -> None:  # type: ignore[no-unt
         assert ag.both_zero == sum(1 for p1, p2 in pairs if p1 == 0 and p2 == 0)
 
 
+@pytest.mark.parametrize("unit", list(Unit))
 @settings_db
-@given(texts=corpora)
-def test_byte_unit_matches_brute_force(engine, texts: list[str]) -> None:
-    _check(engine, texts, Unit.byte)
-
-
-@settings_db
-@given(texts=st.lists(st.text(alphabet="日本語ab", min_size=1, max_size=12), min_size=1, max_size=5))
-def test_char_unit_matches_brute_force(engine, texts: list[str]) -> None:
-    _check(engine, texts, Unit.char)
-
-
-@settings_db
-@given(texts=st.lists(st.lists(st.sampled_from(["the", "cat", "a", ".", "mat"]), min_size=1, max_size=10)
-                      .map(" ".join), min_size=1, max_size=5))
-def test_word_unit_matches_brute_force(engine, texts: list[str]) -> None:
-    _check(engine, texts, Unit.word)
+@given(data=st.data())
+def test_unit_matches_brute_force(engine, unit: Unit, data: st.DataObject) -> None:
+    _check(engine, data.draw(documents(unit)), unit)
 
 
 def test_repeated_documents_move_many_history_suffixes(engine) -> None:  # type: ignore[no-untyped-def]
