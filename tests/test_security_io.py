@@ -21,7 +21,7 @@ from termx.errors import InputError
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.sqlfiles import run_sql
+from termx.storage.sqlfiles import READER_ROLE, run_sql
 
 runner = CliRunner()
 
@@ -163,3 +163,20 @@ def test_csv_and_tsv_carry_escape_sequences_exactly(db_env: str, tmp_path: Path)
         assert out.exit_code == 0 and out.stdout == "v\n\x1b[2Jx\x1b[31m\n"
     table = runner.invoke(app, ["sql", str(query)])
     assert "\\x1b[2Jx\\x1b[31m" in table.stdout and "\x1b" not in table.stdout
+
+
+def test_sql_runs_as_the_reader_role_without_server_privileges(engine, db_env: str,  # type: ignore[no-untyped-def]
+                                                               tmp_path: Path) -> None:
+    """A query file cannot use the connecting user's privileges: the session user here is a superuser that may
+    read server files, the query runs as termx_reader, which may not."""
+    with engine.connect() as conn:
+        superuser = conn.exec_driver_sql("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").scalar_one()
+        if superuser:
+            assert conn.exec_driver_sql("SELECT length(pg_read_file('PG_VERSION')) > 0").scalar_one()
+    assert run_sql(engine, _sql_file(tmp_path, "SELECT current_user AS who")) == [{"who": READER_ROLE}]
+    for text in ("SELECT pg_read_file('PG_VERSION')", "SELECT * FROM pg_ls_dir('.')",
+                 "SELECT current_setting('data_directory')"):
+        err = _one_line(runner.invoke(app, ["sql", str(_sql_file(tmp_path, text))]))
+        assert "permission denied" in err or "must be superuser" in err or "pg_read_all_settings" in err, err
+    # the termx schema stays readable: the analyst queries shipped in sql/ run as the reader (test_sql_lookup)
+    assert run_sql(engine, _sql_file(tmp_path, "SELECT count(*) AS n FROM termx.corpus"))[0]["n"] >= 0

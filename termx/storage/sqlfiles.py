@@ -117,6 +117,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+READER_ROLE = "termx_reader"
+"""The role analyst queries run as (migration 0019): it reads the termx schema and holds no server privilege."""
+_AS_READER = ("SELECT set_config('role', r.rolname, true) FROM pg_roles r"
+              " WHERE r.rolname = %s AND pg_has_role(current_user, r.oid, 'MEMBER')")
+
 READ_ONLY_STATEMENTS = ("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN")
 _FIRST_WORD_RE = re.compile(r"[\s(]*([A-Za-z]*)")
 
@@ -162,7 +167,9 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
 
     Only a query kind of statement is allowed, run in a READ ONLY transaction that is rolled back; being a single
-    prepared statement, it cannot end that transaction, so an analyst query cannot change data.
+    prepared statement, it cannot end that transaction, so an analyst query cannot change data. It runs as
+    READER_ROLE where the server has it, so it cannot use the connecting user's privileges either (a superuser's
+    pg_read_file, for one).
     """
     query = load_sql(name_or_path)
     given = dict(params or {})
@@ -179,6 +186,7 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     try:
         with engine.connect() as conn, conn.begin() as transaction:
             conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            conn.exec_driver_sql(_AS_READER, (READER_ROLE,))
             rows = _execute(conn, query.statement, values)
             transaction.rollback()
     except psycopg.OperationalError:
