@@ -1,6 +1,7 @@
 """related from an inverted table: each shard's related classes (sketched term candidates, with their documents)
 and, per document, the related classes whose sketch holds it; termx.related (sql/functions/related.sql) reads
-them on corpora of any number of shards. The sketches' `first` column (the old GIN probe) goes.
+them on corpora of any number of shards. The sketches' `first` column (the old GIN probe) goes, and so do
+sketches stored before (they have no related classes; `termx sketch` makes both again).
 
 Revision ID: 0018_related
 Revises: 0015_fold_case
@@ -41,6 +42,8 @@ def upgrade() -> None:
     );
     COMMENT ON TABLE termx.related_doc IS
         'Inverted table of the related classes'' sketches: document -> classes (termx.related''s candidates).';
+    -- sketches stored before this revision have no related classes: they go, and termx sketch makes both again
+    DELETE FROM termx.sketch_set;
     DROP INDEX termx.sketch_first_idx;
     ALTER TABLE termx.sketch DROP COLUMN first;
     """)

@@ -16,8 +16,8 @@ from sqlalchemy.engine import Engine
 
 from termx.jdf import exact
 from termx.jdf.estimate import Estimate, estimate_jdf
-from termx.jdf.postings import RelatedClasses
 from termx.jdf.measures import association
+from termx.jdf.postings import RelatedClasses
 from termx.jdf.sketches import SEED, Sketches, doc_hashes, merge
 from termx.storage.loaded import LoadedIndex
 

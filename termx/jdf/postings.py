@@ -27,7 +27,6 @@ UNBOUNDED = np.iinfo(np.int64).max  # tau of a sketch that holds its whole docum
 class RelatedClasses:
     """One shard's related classes (arrays aligned by position n) and its inverted table doc -> positions."""
 
-    sketch: np.ndarray   # int64 position of each among the shard's sketched classes
     i: np.ndarray        # int32 interval <i,j>
     j: np.ndarray
     df: np.ndarray       # int64 df_1 in the shard
@@ -37,7 +36,7 @@ class RelatedClasses:
     doc_classes: np.ndarray  # doc_classes[doc_offsets[d]:doc_offsets[d + 1]]
 
     def __len__(self) -> int:
-        return len(self.sketch)
+        return len(self.i)
 
     def holding(self, local_doc: int) -> np.ndarray:
         """Positions of the related classes whose sketch holds the shard's document `local_doc`."""
@@ -56,7 +55,7 @@ def related_classes(index: LoadedIndex, sk: Sketches, seed: int, texts: Sequence
     last = sk.hashes[np.maximum(sk.offsets[pos + 1] - 1, 0)] if len(pos) else np.empty(0, np.int64)
     tau = np.where(lens >= sk.k, last, UNBOUNDED).astype(np.int64)
     offsets, classes = _inverted(index, sk, pos, seed)
-    return RelatedClasses(pos, np.asarray(index.cls_i)[cls].astype(np.int32),
+    return RelatedClasses(np.asarray(index.cls_i)[cls].astype(np.int32),
                           np.asarray(index.cls_j)[cls].astype(np.int32),
                           np.asarray(index.cls_df[:, 0])[cls].astype(np.int64), tau,
                           [found.terms[k] for k in keep.tolist()], offsets, classes)

@@ -201,7 +201,7 @@ def load_related(engine: Engine, index: LoadedIndex) -> RelatedClasses:
         np.cumsum(counts, out=offsets[1:])
         classes = np.array([n for _, cl in held for n in cl], dtype=np.int32)
         col = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
-        hit = RelatedClasses(np.full(len(rows), -1, dtype=np.int64), np.array(col[0], dtype=np.int32),
+        hit = RelatedClasses(np.array(col[0], dtype=np.int32),
                              np.array(col[1], dtype=np.int32), np.array(col[2], dtype=np.int64),
                              np.array(col[3], dtype=np.int64), list(col[4]), offsets, classes)
         _related_memo[key] = hit
