@@ -220,8 +220,8 @@ def main() -> None:
                            " WHERE inhparent = 'termx.sketch'::regclass").fetchone()[0]  # type: ignore[index]
         related = conn.execute("SELECT pg_total_relation_size('termx.related_class')"
                                " + pg_total_relation_size('termx.related_doc')").fetchone()[0]  # type: ignore[index]
-    b["stored_bytes_per_class"] = size / b["classes"]
-    b["related_tables_bytes"] = related
+    b["stored_bytes_per_class"] = int(size) / b["classes"]
+    b["related_tables_bytes"] = int(related)
     print(json.dumps({"build": b}, indent=2), flush=True)  # noqa: T201
     parts = load_parts(engine, args.corpus, with_sketches=True)
     if not args.skip_accuracy:
