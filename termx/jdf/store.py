@@ -1,6 +1,8 @@
-"""Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded index and stores them (binary
-COPY, one transaction per corpus); readers recompute them from the loaded index with the stored parameters and
-keep them in a local cache beside the index cache (as storage.loaded does for classes).
+"""Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded shards and stores them (binary
+COPY, one transaction per corpus) with each shard's related classes and inverted table (termx.jdf.postings;
+termx.related reads those); readers recompute the sketches from the loaded index with the stored parameters and
+keep them in a local cache beside the index cache (as storage.loaded does for classes), and read the related
+tables once per process.
 """
 
 from __future__ import annotations
