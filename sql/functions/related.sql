@@ -26,7 +26,9 @@ BEGIN
         RETURN stored;
     END IF;
     RETURN ARRAY(SELECT x + first_doc FROM unnest(termx._interval_docs(shard, f.i, f.j,
-        ARRAY(SELECT d.start FROM termx.document d WHERE d.shard_id = shard ORDER BY d.doc_no))) x);
+        ARRAY(SELECT d.start FROM termx.shard z JOIN termx.document d ON d.corpus_id = z.corpus_id
+              AND d.doc_no >= z.first_doc AND d.doc_no < z.first_doc + z.documents  -- the primary key's range
+              WHERE z.id = shard ORDER BY d.doc_no))) x);
 END
 $fn$;
 
@@ -110,13 +112,15 @@ BEGIN
         EXIT WHEN cardinality(picked) >= 10 * n;
     END LOOP;
     FOR r IN
-        WITH cd AS (
-            SELECT p.t, x AS doc
-            FROM unnest(picked) AS p(t) CROSS JOIN LATERAL unnest(termx._related_docs(corpus, c.corpus_id, p.t)) x),
-        ex AS (
-            SELECT cd.t, count(*)::integer AS cdf, count(t.doc)::integer AS a
-            FROM cd LEFT JOIN unnest(docs) AS t(doc) ON t.doc = cd.doc
-            GROUP BY cd.t)
+        WITH cd AS MATERIALIZED (
+            SELECT p.t, termx._related_docs(corpus, c.corpus_id, p.t) AS ds FROM unnest(picked) AS p(t)),
+        ex AS (  -- |ds ∩ docs|: the smaller set's members looked up by binary search (width_bucket) in the other
+            SELECT cd.t, cardinality(cd.ds) AS cdf,
+                   CASE WHEN cardinality(cd.ds) <= dt
+                        THEN (SELECT count(*) FROM unnest(cd.ds) x WHERE docs[width_bucket(x, docs)] = x)
+                        ELSE (SELECT count(*) FROM unnest(docs) x WHERE cd.ds[width_bucket(x, cd.ds)] = x)
+                   END::integer AS a
+            FROM cd)
         SELECT ex.t, ex.cdf, ex.a, termx._jdf_score(measure, dt, ex.cdf, ex.a, d) AS sc
         FROM ex WHERE ex.a > 0
         ORDER BY sc DESC NULLS LAST, ex.t COLLATE "C"
