@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from termx.jdf.related import PROBE, candidates, overlaps, related
 from termx.jdf.sketches import bottom_k, doc_hashes
 from termx.jdf.store import build_sketches
 from termx.storage.shards import pool_runner, save_shards
+from termx.storage.store import drop_corpus
 from tests.jdf_oracle import brute_documents
 
 TOPICS = [["oil", "crude", "barrel", "OPEC", "output"], ["yen", "dollar", "Japan", "currency", "Tokyo"],
@@ -39,8 +41,12 @@ def _texts(n: int, seed: int) -> list[str]:
     return out
 
 
-def _name() -> str:
-    return f"rel_{uuid.uuid4().hex[:8]}"
+@pytest.fixture
+def name(engine: Engine) -> Iterator[str]:
+    """A fresh corpus name; the corpus is dropped afterwards (other tests count what is stored)."""
+    corpus = f"rel_{uuid.uuid4().hex[:8]}"
+    yield corpus
+    drop_corpus(engine, corpus)
 
 
 def _sql(engine: Engine, corpus: str, term: str, n: int, measure: str, min_df: int) -> list[tuple[str, int, int]]:
@@ -70,17 +76,15 @@ def _agree(engine: Engine, corpus: str, texts: list[str], unit: Unit, terms: lis
 
 
 @pytest.mark.parametrize("unit", [Unit.byte, Unit.word])
-def test_library_and_sql_agree_on_one_shard(engine: Engine, unit: Unit) -> None:
+def test_library_and_sql_agree_on_one_shard(engine: Engine, name: str, unit: Unit) -> None:
     texts = _texts(150, seed=3)
-    name = _name()
     index_documents(engine, name, [Document(f"d{n}", t) for n, t in enumerate(texts)], unit)
     build_sketches(engine, name, k=8, threshold=3)
     assert _agree(engine, name, texts, unit, ["oil", "yen", "wheat", "said", "Japan"]) > 40
 
 
-def test_estimates_are_exact_when_sketches_and_probe_are_whole_sets(engine: Engine) -> None:
+def test_estimates_are_exact_when_sketches_and_probe_are_whole_sets(engine: Engine, name: str) -> None:
     texts = _texts(PROBE - 2, seed=5)  # every document set is smaller than the probe and than k
-    name = _name()
     index_documents(engine, name, [Document(f"d{n}", t) for n, t in enumerate(texts)], Unit.byte)
     build_sketches(engine, name, k=64, threshold=2)
     parts = load_parts(engine, name, with_sketches=True)
@@ -95,10 +99,9 @@ def test_estimates_are_exact_when_sketches_and_probe_are_whole_sets(engine: Engi
         assert est == {t: (df, float(a)) for t, (df, a) in want.items() if a > 0}
 
 
-def test_multi_shard_sketches_and_related(engine: Engine) -> None:
+def test_multi_shard_sketches_and_related(engine: Engine, name: str) -> None:
     texts = _texts(160, seed=11)
     docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
-    name = _name()
     save_shards(engine, name, [docs[:50], docs[50:61], docs[61:]], Unit.byte, 2, runner=pool_runner(1))
     k = 8
     build_sketches(engine, name, k=k, threshold=3)
