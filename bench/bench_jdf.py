@@ -7,10 +7,11 @@
    DataSketches theta sketches of the same nominal size (lg_k = 8, trimmed to k) built from the same document
    ids, estimated by theta_intersection. Relative error |estimate − exact| / exact over pairs with jdf > 0.
 3. Storage: bytes of termx.sketch per sketched class (table + TOAST + indexes) and hash bytes alone.
-4. related: p50/p90 latency of SELECT * FROM termx.related(corpus, term, 10) for 100 frequent words, and of
-   the library call; top 10 for Noriega, OPEC, yen.
+4. related: p50/p90/p99 latency of SELECT * FROM termx.related(corpus, term, 10) for 100 frequent words, and of
+   the library call, and how many get the same list from both; top 10 for Noriega, OPEC, yen, Panama.
 
-datasketches (PyPI) is needed here only. Run: .venv/bin/python bench/bench_jdf.py [--db URL] [--reuse]
+datasketches (PyPI) is needed for part 2 only. Run: .venv/bin/python bench/bench_jdf.py [--db URL] [--reuse]
+[--skip-accuracy]
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ import statistics
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import datasketches as ds
 import numpy as np
 import psycopg
 
-from termx.errors import CorpusNotFound
+from termx.errors import CorpusNotFound, PatternError
 from termx.index.indexer import index_paths
 from termx.index.units import Unit
 from termx.jdf.estimate import estimate_jdf
@@ -64,12 +65,15 @@ def build(engine, corpus: str, reuse: bool) -> dict:  # type: ignore[no-untyped-
     summary = build_sketches(engine, corpus)
     s = summary["seconds"]
     return {"build_s": build_s, "load_index_s": s["load index"], "sketch_walk_s": s["sketch"],
-            "store_sketches_s": s["store sketches"], "classes": summary["classes"],
+            "related_classes_s": s["related classes"], "store_sketches_s": s["store sketches"],
+            "classes": summary["classes"], "related_classes": summary["related_classes"],
             "hash_bytes_per_class": summary["bytes_per_class"]}
 
 
-def theta(docs: np.ndarray, lg_k: int) -> ds.compact_theta_sketch:
+def theta(docs: np.ndarray, lg_k: int):  # type: ignore[no-untyped-def]
     """A DataSketches theta sketch of document ids, trimmed to its nominal size."""
+    import datasketches as ds
+
     s = ds.update_theta_sketch(lg_k)
     for d in docs.tolist():
         s.update(d)
@@ -79,6 +83,8 @@ def theta(docs: np.ndarray, lg_k: int) -> ds.compact_theta_sketch:
 
 def accuracy(parts, n_pairs: int, seed: int) -> dict:  # type: ignore[no-untyped-def,type-arg]
     """Relative errors and times per estimate on random pairs of sketched classes with df >= 50."""
+    import datasketches as ds
+
     part = parts[0]
     index, sk = part.index, part.sketches
     df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
@@ -88,7 +94,7 @@ def accuracy(parts, n_pairs: int, seed: int) -> dict:  # type: ignore[no-untyped
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     D = index.n_docs
     docs: dict[int, np.ndarray] = {}
-    thetas: dict[int, ds.compact_theta_sketch] = {}
+    thetas: dict[int, Any] = {}
     lg_k = int(np.log2(sk.k))
     err_b, err_t, inside, t_b, t_e, t_t, n_zero = [], [], 0, [], [], [], 0
     groups: dict[str, tuple[list[float], list[float]]] = {"estimated": ([], []), "estimated_jdf>=10%": ([], [])}
@@ -148,22 +154,43 @@ def frequent_words(texts: list[str], n: int, seed: int) -> list[str]:
 
 def related_latency(url: str, parts, corpus: str, words: list[str],  # type: ignore[no-untyped-def]
                     sql_terms: int) -> dict:  # type: ignore[type-arg]
-    """p50/p90 of termx.related from SQL (the first sql_terms words) and from the library, 10 results each."""
-    sql_t, lib_t = [], []
+    """p50/p99 of termx.related from SQL (the first sql_terms words) and from the library, 10 results each, and
+    how many words get the same list (term, df, jdf) from both."""
+    sql_t, lib_t, sql_rows = [], [], {}
     with psycopg.connect(url) as conn:
         conn.execute("SELECT * FROM termx.related(%s, %s, 10)", (corpus, words[0])).fetchall()  # warm
         for w in words[:sql_terms]:
             t0 = time.perf_counter()
-            conn.execute("SELECT * FROM termx.related(%s, %s, 10)", (corpus, w), prepare=True).fetchall()
+            rows = conn.execute("SELECT term, df, jdf FROM termx.related(%s, %s, 10)", (corpus, w),
+                                prepare=True).fetchall()
             sql_t.append(time.perf_counter() - t0)
+            sql_rows[w] = [tuple(r) for r in rows]
     related(parts, words[0], 10)
+    same = 0
     for w in words:
         t0 = time.perf_counter()
-        related(parts, w, 10)
+        lib = related(parts, w, 10)
         lib_t.append(time.perf_counter() - t0)
+        same += w in sql_rows and sql_rows[w] == [(r["term"], r["df"], r["jdf"]) for r in lib]
     return {"terms": len(words), "sql_terms": len(sql_t), "sql_p50_ms": 1e3 * pct(sql_t, 0.5),
-            "sql_p90_ms": 1e3 * pct(sql_t, 0.9),
-            "library_p50_ms": 1e3 * pct(lib_t, 0.5), "library_p90_ms": 1e3 * pct(lib_t, 0.9)}
+            "sql_p90_ms": 1e3 * pct(sql_t, 0.9), "sql_p99_ms": 1e3 * pct(sql_t, 0.99),
+            "library_p50_ms": 1e3 * pct(lib_t, 0.5), "library_p90_ms": 1e3 * pct(lib_t, 0.9),
+            "library_p99_ms": 1e3 * pct(lib_t, 0.99), "same_list_library_and_sql": same}
+
+
+def top10(url: str, parts, corpus: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    """The library's and SQL's top 10 by G² for the named terms (or why there is none)."""
+    out: dict = {}  # type: ignore[type-arg]
+    with psycopg.connect(url) as conn:
+        for term in NAMED:
+            try:
+                lib = [(r["term"], r["df"], r["jdf"], round(r["score"], 1)) for r in related(parts, term, 10)]
+            except PatternError as exc:
+                out[term] = str(exc)
+                continue
+            sql = conn.execute("SELECT term, df, jdf, score FROM termx.related(%s, %s, 10)", (corpus, term)).fetchall()
+            out[term] = {"library": lib, "sql_same": [x[:3] for x in lib] == [tuple(r[:3]) for r in sql]}
+    return out
 
 
 def main() -> None:
@@ -176,6 +203,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--reuse", action="store_true", help="Keep an existing corpus (its stored build timings).")
     ap.add_argument("--accuracy-only", action="store_true", help="Only part 2, on the stored sketches.")
+    ap.add_argument("--skip-accuracy", action="store_true", help="Leave out part 2 (needs datasketches).")
     args = ap.parse_args()
     engine = get_engine(args.db)
     out: dict = {"load": os.getloadavg()}  # type: ignore[type-arg]
@@ -184,28 +212,25 @@ def main() -> None:
         print(json.dumps(out, indent=2), flush=True)  # noqa: T201
         return
     out["build"] = b = build(engine, args.corpus, args.reuse)
-    b["ratio_with_sketch_stages"] = (b["build_s"] + b["sketch_walk_s"] + b["store_sketches_s"]) / b["build_s"]
-    b["ratio_with_load_index"] = (b["build_s"] + b["load_index_s"] + b["sketch_walk_s"] + b["store_sketches_s"]) \
-        / b["build_s"]
+    stages = b["sketch_walk_s"] + b["related_classes_s"] + b["store_sketches_s"]
+    b["ratio_with_sketch_stages"] = (b["build_s"] + stages) / b["build_s"]
+    b["ratio_with_load_index"] = (b["build_s"] + b["load_index_s"] + stages) / b["build_s"]
     with psycopg.connect(args.db) as conn:
         size = conn.execute("SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits"
                            " WHERE inhparent = 'termx.sketch'::regclass").fetchone()[0]  # type: ignore[index]
-    b["stored_bytes_per_class"] = size / b["classes"]
+        related = conn.execute("SELECT pg_total_relation_size('termx.related_class')"
+                               " + pg_total_relation_size('termx.related_doc')").fetchone()[0]  # type: ignore[index]
+    b["stored_bytes_per_class"] = int(size) / b["classes"]
+    b["related_tables_bytes"] = int(related)
     print(json.dumps({"build": b}, indent=2), flush=True)  # noqa: T201
     parts = load_parts(engine, args.corpus, with_sketches=True)
-    out["accuracy"] = accuracy(parts, args.pairs, args.seed)
-    print(json.dumps({"accuracy": out["accuracy"]}, indent=2), flush=True)  # noqa: T201
+    if not args.skip_accuracy:
+        out["accuracy"] = accuracy(parts, args.pairs, args.seed)
+        print(json.dumps({"accuracy": out["accuracy"]}, indent=2), flush=True)  # noqa: T201
     texts = [json.loads(line)["text"] for line in (DATA / "reuters21578.jsonl").open(encoding="utf-8")]
     out["related"] = related_latency(args.db, parts, args.corpus, frequent_words(texts, args.terms, args.seed),
                                      args.sql_terms)
-    out["top10"] = {}
-    with psycopg.connect(args.db) as conn:
-        for term in NAMED:
-            lib = related(parts, term, 10)
-            sql = conn.execute("SELECT term, df, jdf, score FROM termx.related(%s, %s, 10)",
-                               (args.corpus, term)).fetchall()
-            out["top10"][term] = {"library": [(r["term"], r["df"], r["jdf"], round(r["score"], 1)) for r in lib],
-                                  "sql": [(r[0], r[1], r[2], round(r[3], 1)) for r in sql]}
+    out["top10"] = top10(args.db, parts, args.corpus)
     out["load_after"] = os.getloadavg()
     print(json.dumps(out, indent=2, ensure_ascii=False))  # noqa: T201
 

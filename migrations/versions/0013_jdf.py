@@ -52,7 +52,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("""
-    DROP FUNCTION termx.related(text, text, integer, text, integer);
+    DROP FUNCTION IF EXISTS termx.related(text, text, integer, text, integer);  -- 0018_related's since then
     DROP FUNCTION termx.jdf(text, text, text);
     DROP FUNCTION termx._overlaps(text, text, integer);
     DROP FUNCTION termx._jdf_score(text, double precision, double precision, double precision, double precision);

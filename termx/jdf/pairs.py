@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from termx.jdf import exact
 from termx.jdf.estimate import Estimate, estimate_jdf
 from termx.jdf.measures import association
+from termx.jdf.postings import RelatedClasses
 from termx.jdf.sketches import SEED, Sketches, doc_hashes, merge
 from termx.storage.loaded import LoadedIndex
 
@@ -27,26 +28,31 @@ METHODS = ("exact", "sketch")
 
 @dataclass
 class Part:
-    """One shard of a corpus: its loaded index, its sketches (None when not sketched), its first global doc."""
+    """One shard of a corpus: its loaded index, its sketches and related classes (None when not sketched), its
+    first global document."""
 
     index: LoadedIndex
     sketches: Sketches | None = None
     first_doc: int = 0
     seed: int = SEED
+    related: RelatedClasses | None = None
 
 
 def load_parts(engine: Engine, corpus: str, with_sketches: bool) -> list[Part]:
-    """The parts of a stored corpus (one shard today: storage.loaded loads single-shard corpora)."""
-    from termx.jdf.store import load_sketches, stored_params
-    from termx.storage.loaded import load_index
+    """The parts (shards) of a stored corpus, with their stored sketches and related classes if asked."""
+    from termx.jdf.store import load_related, load_sketches, stored_params
+    from termx.storage.loaded import load_shards
 
-    index = load_index(engine, corpus)
-    if not with_sketches:
-        return [Part(index)]
-    sk = load_sketches(engine, index)
-    params = stored_params(engine, index)
-    assert params is not None
-    return [Part(index, sk, 0, params.seed)]
+    parts = []
+    for index in load_shards(engine, corpus):
+        if not with_sketches:
+            parts.append(Part(index, first_doc=index.first_doc))
+            continue
+        sk = load_sketches(engine, index)
+        params = stored_params(engine, index)
+        assert params is not None
+        parts.append(Part(index, sk, index.first_doc, params.seed, load_related(engine, index)))
+    return parts
 
 
 def documents(parts: Sequence[Part], pattern: str) -> np.ndarray:

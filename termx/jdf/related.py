@@ -1,14 +1,19 @@
 """Strings that share documents with a term more than chance: candidates from sketches, scores from exact jdf.
 
-Every sketched class is compared with the term's sketch (one numba pass over all sketches); the best estimates
-become candidates, their exact jdf (documents of the class's interval) gives the final score. A class stands for
-its longest member; strings that contain the term, are contained in it or share an end of 2+ characters with it are
-skipped, and so is a candidate that overlaps one ranked above it (3+ characters), so that one word does not fill the
-list with its fragments.
+The definition (docs/jdf.md, "Related strings"; SQL termx.related computes the same from the stored tables):
+1. the probe is the term's PROBE documents with the smallest hashes (a uniform sample of its documents);
+2. every related class (termx.jdf.postings) whose sketch holds a probe document is a candidate; with `shared`
+   such documents and c = the probe's hashes up to the class's tau, its jdf is estimated as shared · df / c (the
+   share of the sampled term documents it holds, among those its sketch can see); candidates merge by text over
+   shards, summing df and estimates;
+3. in order of the measure on that estimate (then text), skipping strings that overlap the term, the first
+   CANDIDATES_PER_RESULT × top are scored from exact jdf;
+4. in order of the exact score (then text), a string that overlaps one ranked above it is skipped.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 import numba as nb
@@ -16,15 +21,15 @@ import numpy as np
 
 from termx.errors import InputError, PatternError
 from termx.jdf import exact
-from termx.jdf.estimate import point, union_count
 from termx.jdf.measures import MEASURES, association, g2_cells
-from termx.jdf.pairs import Part, documents, sketch_of
-from termx.lookup import member
+from termx.jdf.pairs import Part, documents, n_documents
+from termx.jdf.sketches import doc_hashes
 
 RELATED_FIELDS = ("rank", "term", "df", "jdf", "score", "pmi", "dice", "lift", "g2")
+PROBE = 32                 # term documents (smallest hashes) that probe the inverted table
 CANDIDATES_PER_RESULT = 10
 TERM_OVERLAP = 2    # characters a candidate may not share with an end of the term ("e OPE", "PEC m" for OPEC)
-RESULT_OVERLAP = 3  # ... nor with an end of a better result ("il pr" after "l price")
+RESULT_OVERLAP = 3  # ... nor with an end of a better result
 
 
 def overlaps(a: str, b: str, m: int) -> bool:
@@ -40,35 +45,23 @@ def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", mi
         raise InputError(f"unknown measure {measure!r}", f"one of {', '.join(MEASURES)}")
     if top < 1 or min_df < 1:
         raise InputError("top and min_df must be at least 1")
-    if len(parts) != 1:
-        raise InputError("related needs a single-shard corpus")
-    part = parts[0]
-    sk, index = part.sketches, part.index
-    assert sk is not None
     docs_t = documents(parts, term)
     if len(docs_t) == 0:
         raise PatternError(f"{term!r} does not occur in the corpus")
-    D = index.n_docs
-    _, st = sketch_of(parts, term)
-    df1 = np.ascontiguousarray(index.cls_df[:, 0])[sk.cls].astype(np.int64)
-    est = _estimates(st, len(docs_t), sk.offsets, sk.hashes, df1, sk.k, min_df, D, MEASURES.index(measure))
-    order = np.argsort(-est, kind="stable")
-    order = order[np.isfinite(est[order])][: max(CANDIDATES_PER_RESULT * top, 200)]
+    D, dt, code = n_documents(parts), len(docs_t), MEASURES.index(measure)
+    estimates = candidates(parts, docs_t)
+    ranked = sorted(((-_score(dt, cdf, min(e, dt, cdf), D, code), t) for t, (cdf, e) in estimates.items()
+                     if cdf >= min_df))
+    picked = [text for _, text in ranked if not overlaps(text, term, TERM_OVERLAP)][: CANDIDATES_PER_RESULT * top]
     rows: list[dict[str, Any]] = []
-    for n in order.tolist():
-        m = int(sk.cls[n])
-        i, j = int(index.cls_i[m]), int(index.cls_j[m])
-        text = member(index, i, int(index.cls_sil[m])).strip()
-        if not text or overlaps(text, term, TERM_OVERLAP):
-            continue
-        docs_c = exact.interval_documents(index, i, j)
+    for text in picked:
+        docs_c = documents(parts, text)
         jdf = exact.joint(docs_t, docs_c)
-        a = association(len(docs_t), len(docs_c), jdf, D)
-        if a[measure] is None or jdf == 0:
-            continue
-        rows.append({"term": text, "df": len(docs_c), "jdf": jdf, "score": a[measure], "pmi": a["pmi"],
-                     "dice": a["dice"], "lift": a["lift"], "g2": a["g2"]})
-    rows.sort(key=lambda r: -r["score"])
+        a = association(dt, len(docs_c), jdf, D)
+        if jdf > 0 and a[measure] is not None:
+            rows.append({"term": text, "df": len(docs_c), "jdf": jdf, "score": a[measure], "pmi": a["pmi"],
+                         "dice": a["dice"], "lift": a["lift"], "g2": a["g2"]})
+    rows.sort(key=lambda r: (-r["score"], r["term"]))
     kept: list[dict[str, Any]] = []
     for r in rows:
         if any(overlaps(r["term"], k["term"], RESULT_OVERLAP) for k in kept):
@@ -79,28 +72,31 @@ def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", mi
     return kept
 
 
-@nb.njit(cache=True)
-def _estimates(st, df_t, offsets, hashes, df1, k, min_df, documents, measure):  # type: ignore[no-untyped-def]
-    """Sketch estimate of the measure (MEASURES order) for every sketched class; -inf when it shares nothing."""
-    out = np.full(len(df1), -np.inf)
-    for n in range(len(df1)):
-        if df1[n] < min_df:
+def candidates(parts: list[Part], docs_t: np.ndarray) -> dict[str, tuple[int, float]]:
+    """text -> (df, estimated jdf) of every related string whose sketch holds one of the term's probe documents."""
+    h = doc_hashes(docs_t, parts[0].seed)
+    order = np.argsort(h, kind="stable")[:PROBE]
+    probe, probe_docs = h[order], docs_t[order]
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    for p in parts:
+        rc = p.related
+        if rc is None:
+            raise InputError(f"corpus {p.index.corpus.name!r} has no related classes", "run termx sketch again")
+        local = probe_docs[(probe_docs >= p.first_doc) & (probe_docs < p.first_doc + p.index.n_docs)] - p.first_doc
+        if len(local) == 0:
             continue
-        sc = hashes[offsets[n]: offsets[n + 1]]
-        shared, taken = union_count(st, sc, k)
-        if shared == 0:
-            continue
-        if len(st) < k and len(sc) < k:  # both complete: the count is exact
-            jdf = float(shared)
-        else:
-            jdf = point(shared, taken, df_t, df1[n])
-        out[n] = _score(df_t, df1[n], jdf, documents, measure)
-    return out
+        n, shared = np.unique(np.concatenate([rc.holding(int(d)) for d in local]), return_counts=True)
+        c = np.searchsorted(probe, rc.tau[n], side="right")
+        for k, s, ck in zip(n.tolist(), shared.tolist(), c.tolist(), strict=True):
+            acc = out[rc.terms[k]]
+            acc[0] += int(rc.df[k])
+            acc[1] += s * len(docs_t) / ck
+    return {t: (int(v[0]), float(v[1])) for t, v in out.items()}
 
 
 @nb.njit(cache=True)
 def _score(dx, dy, a, total, measure):  # type: ignore[no-untyped-def]
-    """The measure of a 2×2 document table (as measures.py computes it; jdf > 0 here)."""
+    """The measure of a 2×2 document table (as measures.py computes it; a > 0 here)."""
     if measure == 1:
         return np.log2(a * total / (dx * dy))
     if measure == 2:

@@ -1,6 +1,8 @@
-"""Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded index and stores them (binary
-COPY, one transaction per corpus); readers recompute them from the loaded index with the stored parameters and
-keep them in a local cache beside the index cache (as storage.loaded does for classes).
+"""Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded shards and stores them (binary
+COPY, one transaction per corpus) with each shard's related classes and inverted table (termx.jdf.postings;
+termx.related reads those); readers recompute the sketches from the loaded index with the stored parameters and
+keep them in a local cache beside the index cache (as storage.loaded does for classes), and read the related
+tables once per process.
 """
 
 from __future__ import annotations
@@ -21,15 +23,16 @@ from psycopg import sql
 from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
+from termx.index.units import Unit
+from termx.jdf.exact import interval_documents
+from termx.jdf.postings import RelatedClasses, related_classes
 from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, class_sketches, doc_hashes
 from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.loaded import LoadedIndex, load_shards
 from termx.storage.paths import home
 from termx.storage.txn import transaction
 
-INT8_OID = 20
-FIRST = 8  # smallest hashes per sketch kept as bigint[] too, for the GIN probe of termx.related
 ROWS_PER_CHUNK = 20000
 
 
@@ -42,66 +45,97 @@ class SketchParams:
     seed: int
 
 
-def sketch_index(index: LoadedIndex, params: SketchParams, first_doc: int = 0) -> Sketches:
-    """The sketches of a loaded shard (classes with df_1 >= threshold)."""
+def sketch_index(index: LoadedIndex, params: SketchParams) -> Sketches:
+    """The sketches of a loaded shard (classes with df_1 >= threshold; documents numbered globally)."""
     return class_sketches(np.asarray(index.lcp), np.asarray(index.sa), np.asarray(index.doc_start),
-                          np.asarray(index.doc_len), np.ascontiguousarray(index.cls_df[:, 0]), first_doc,
+                          np.asarray(index.doc_len), np.ascontiguousarray(index.cls_df[:, 0]), index.first_doc,
                           params.k, params.threshold, params.seed)
 
 
 def build_sketches(engine: Engine, corpus: str, k: int = DEFAULT_K, threshold: int = DEFAULT_THRESHOLD,
                    progress: Progress | None = None, timings: Timings | None = None) -> dict[str, Any]:
-    """Compute and store the sketches of every shard of `corpus` (replacing earlier ones); a summary."""
+    """Compute and store the sketches and related classes of every shard of `corpus` (replacing earlier ones,
+    one transaction); a summary."""
     if k < 1 or threshold < 1:
         raise InputError("k and threshold must be at least 1")
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("load index", progress):
-        index = load_index(engine, corpus)
+        shards = load_shards(engine, corpus)
     params = SketchParams(k, threshold, SEED)
-    with timings.stage("sketch", progress):
-        sk = sketch_index(index, params)
-    _cache_put(engine, index, params, sk)
-    with timings.stage("store sketches", progress, len(sk)) as advance:
-        _store(engine, index, params, sk, timings.get("sketch", 0.0), advance)
-    return {"corpus": corpus, "k": k, "threshold": threshold, "classes": len(sk),
-            "hash_bytes": int(sk.hashes.nbytes), "bytes_per_class": round(sk.hashes.nbytes / max(len(sk), 1), 1),
+    built = []
+    for index in shards:
+        with timings.stage("sketch", progress):
+            sk = sketch_index(index, params)
+        _cache_put(engine, index, params, sk)
+        with timings.stage("related classes", progress):
+            texts = _texts(engine, index) if index.unit is Unit.word else None
+            rc = related_classes(index, sk, params.seed, texts)
+        built.append((index, sk, rc))
+    total = sum(len(sk) for _, sk, _ in built)
+    with timings.stage("store sketches", progress, total) as advance:
+        with transaction(engine, f"corpus {corpus!r}") as conn:
+            for index, sk, rc in built:
+                _store(conn, index, params, sk, timings.get("sketch", 0.0), advance)
+                _store_related(conn, index, rc)
+    hash_bytes = sum(int(sk.hashes.nbytes) for _, sk, _ in built)
+    return {"corpus": corpus, "k": k, "threshold": threshold, "classes": total,
+            "related_classes": sum(len(rc) for _, _, rc in built), "hash_bytes": hash_bytes,
+            "bytes_per_class": round(hash_bytes / max(total, 1), 1),
             "seconds": {name: round(v, 3) for name, v in timings.items()}}
 
 
-def _store(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches, seconds: float,
+def _texts(engine: Engine, index: LoadedIndex) -> list[str]:
+    """The texts of a shard's documents (word-unit term candidates need their spacing)."""
+    with engine.connect() as conn:
+        return list(conn.execute(sa.text("SELECT text FROM termx.document WHERE shard_id = :s ORDER BY doc_no"),
+                                 {"s": index.shard_id}).scalars())
+
+
+def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, sk: Sketches, seconds: float,
            advance: Any) -> None:
-    with transaction(engine, f"corpus {index.corpus.name!r}") as conn:
-        _drop_stale(conn, index.shard_id)
-        part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
-        hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64), params.seed)
-        conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
-                     " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                     (index.shard_id, params.k, params.threshold, params.seed, len(sk), hashes.tolist(),
-                      seconds))
-        ci = np.asarray(index.cls_i)[sk.cls]
-        cj = np.asarray(index.cls_j)[sk.cls]
-        sil = np.asarray(index.cls_sil)[sk.cls]
-        df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
-        conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
-                             " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
-        with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, first, hashes) FROM STDIN"
-                                        " (FORMAT BINARY)").format(part)) as copy:
-            copy.write(COPY_HEADER)
-            for r0 in range(0, len(sk), ROWS_PER_CHUNK):
-                r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
-                size = (2 + 6 * 8 + 4 + 20 + 12 * FIRST + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
-                buf = np.empty(size, dtype=np.uint8)
-                n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, sil, df1, sk.offsets, sk.hashes, buf)
-                copy.write(buf[:n].tobytes())
-                advance(r1 - r0)
-            copy.write(COPY_TRAILER)
-        # indexes after the load (several times faster than maintaining them row by row), then attach
-        conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
-        conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
-        conn.execute(sql.SQL("CREATE INDEX ON {} USING gin (first)").format(part))
-        conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
-                     .format(part, sql.Literal(int(index.shard_id))))
+    _drop_stale(conn, index.shard_id)
+    part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
+    hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64) + index.first_doc, params.seed)
+    conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
+                 " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                 (index.shard_id, params.k, params.threshold, params.seed, len(sk), hashes.tolist(), seconds))
+    ci = np.asarray(index.cls_i)[sk.cls]
+    cj = np.asarray(index.cls_j)[sk.cls]
+    sil = np.asarray(index.cls_sil)[sk.cls]
+    df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
+    conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
+                         " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
+    with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, hashes) FROM STDIN"
+                                    " (FORMAT BINARY)").format(part)) as copy:
+        copy.write(COPY_HEADER)
+        for r0 in range(0, len(sk), ROWS_PER_CHUNK):
+            r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
+            size = (2 + 6 * 8 + 4) * (r1 - r0) + 8 * int(sk.offsets[r1] - sk.offsets[r0])
+            buf = np.empty(size, dtype=np.uint8)
+            n = _encode(index.shard_id, r0, r1, sk.cls, ci, cj, sil, df1, sk.offsets, sk.hashes, buf)
+            copy.write(buf[:n].tobytes())
+            advance(r1 - r0)
+        copy.write(COPY_TRAILER)
+    # indexes after the load (several times faster than maintaining them row by row), then attach
+    conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+    conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
+    conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
+                 .format(part, sql.Literal(int(index.shard_id))))
+
+
+def _store_related(conn: psycopg.Connection, index: LoadedIndex, rc: RelatedClasses) -> None:
+    """The shard's related classes (with their documents, for SQL's exact scores) and its inverted table."""
+    with conn.cursor().copy("COPY termx.related_class (shard_id, n, i, j, df, tau, term, docs) FROM STDIN") as copy:
+        for n in range(len(rc)):
+            docs = interval_documents(index, int(rc.i[n]), int(rc.j[n])) + index.first_doc
+            copy.write_row((index.shard_id, n, int(rc.i[n]), int(rc.j[n]), int(rc.df[n]), int(rc.tau[n]),
+                            rc.terms[n], docs.tolist()))
+    with conn.cursor().copy("COPY termx.related_doc (shard_id, doc, classes) FROM STDIN") as copy:
+        for d in range(index.n_docs):
+            held = rc.holding(d)
+            if len(held):
+                copy.write_row((index.shard_id, d + index.first_doc, held.tolist()))
 
 
 def _drop_stale(conn: psycopg.Connection, shard_id: int) -> None:
@@ -132,27 +166,16 @@ def _int4(buf, pos, v):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _encode(shard_id, r0, r1, cls, ci, cj, sil, df1, offsets, hashes, buf):  # type: ignore[no-untyped-def]
-    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, sil, df (int4), first (int8[] of the FIRST smallest hashes)
-    and hashes (bytea, int64 little-endian)."""
+    """Binary COPY rows r0..r1-1: shard_id, cls, i, j, sil, df (int4) and hashes (bytea, int64 little-endian)."""
     pos = 0
     for r in range(r0, r1):
-        pos = _put(buf, pos, 8, 2)
+        pos = _put(buf, pos, 7, 2)
         pos = _int4(buf, pos, shard_id)
         pos = _int4(buf, pos, cls[r])
         pos = _int4(buf, pos, ci[r])
         pos = _int4(buf, pos, cj[r])
         pos = _int4(buf, pos, sil[r])
         pos = _int4(buf, pos, df1[r])
-        n = min(offsets[r + 1] - offsets[r], FIRST)
-        pos = _put(buf, pos, 20 + 12 * n, 4)
-        pos = _put(buf, pos, 1, 4)      # dimensions
-        pos = _put(buf, pos, 0, 4)      # no nulls
-        pos = _put(buf, pos, INT8_OID, 4)
-        pos = _put(buf, pos, n, 4)      # length
-        pos = _put(buf, pos, 1, 4)      # lower bound
-        for t in range(offsets[r], offsets[r] + n):
-            pos = _put(buf, pos, 8, 4)
-            pos = _put(buf, pos, hashes[t], 8)
         n = offsets[r + 1] - offsets[r]
         pos = _put(buf, pos, 8 * n, 4)
         for t in range(offsets[r], offsets[r + 1]):
@@ -163,6 +186,30 @@ def _encode(shard_id, r0, r1, cls, ci, cj, sil, df1, offsets, hashes, buf):  # t
     return pos
 
 
+def load_related(engine: Engine, index: LoadedIndex) -> RelatedClasses:
+    """The shard's stored related classes and inverted table (memoised per process)."""
+    key = (engine.url.render_as_string(hide_password=True), index.shard_id, index.corpus.created_at)
+    hit = _related_memo.get(key)
+    if hit is None:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT i, j, df, tau, term FROM termx.related_class WHERE shard_id = :s"
+                                        " ORDER BY n"), {"s": index.shard_id}).all()
+            held = conn.execute(sa.text("SELECT doc, classes FROM termx.related_doc WHERE shard_id = :s"
+                                        " ORDER BY doc"), {"s": index.shard_id}).all()
+        counts = np.zeros(index.n_docs, dtype=np.int64)
+        for d, cl in held:
+            counts[d - index.first_doc] = len(cl)
+        offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        classes = np.array([n for _, cl in held for n in cl], dtype=np.int32)
+        col = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+        hit = RelatedClasses(np.array(col[0], dtype=np.int32),
+                             np.array(col[1], dtype=np.int32), np.array(col[2], dtype=np.int64),
+                             np.array(col[3], dtype=np.int64), list(col[4]), offsets, classes)
+        _related_memo[key] = hit
+    return hit
+
+
 def stored_params(engine: Engine, index: LoadedIndex) -> SketchParams | None:
     """The parameters of the shard's stored sketches, or None when it has none."""
     with engine.connect() as conn:
@@ -171,7 +218,8 @@ def stored_params(engine: Engine, index: LoadedIndex) -> SketchParams | None:
     return SketchParams(row[0], row[1], row[2]) if row else None
 
 
-_memo: dict[tuple[str, int, str, int, int, int], Sketches] = {}
+_memo: dict[tuple[str, int, int, str, int, int, int], Sketches] = {}
+_related_memo: dict[tuple[str, int, str], RelatedClasses] = {}
 
 
 def load_sketches(engine: Engine, index: LoadedIndex) -> Sketches:
@@ -181,7 +229,8 @@ def load_sketches(engine: Engine, index: LoadedIndex) -> Sketches:
     if params is None:
         raise InputError(f"corpus {index.corpus.name!r} has no sketches",
                          f"run termx sketch {index.corpus.name}, or use --exact")
-    key = (engine.url.render_as_string(hide_password=True), index.corpus.id, index.corpus.created_at, params.k,
+    key = (engine.url.render_as_string(hide_password=True), index.corpus.id, index.shard_id, index.corpus.created_at,
+           params.k,
            params.threshold, params.seed)
     hit = _memo.get(key)
     if hit is None:
@@ -198,7 +247,8 @@ def load_sketches(engine: Engine, index: LoadedIndex) -> Sketches:
 
 def _cache_dir(engine: Engine, index: LoadedIndex, params: SketchParams) -> Path:
     url = engine.url.render_as_string(hide_password=True)
-    tag = hashlib.sha256(f"{url}|{index.corpus.id}|{index.corpus.created_at}|{params}".encode()).hexdigest()[:16]
+    tag = hashlib.sha256(f"{url}|{index.corpus.id}|{index.shard_id}|{index.corpus.created_at}|{params}".encode())\
+        .hexdigest()[:16]
     return home() / "cache" / f"sketch-{index.corpus.id}-{tag}"
 
 
