@@ -7,13 +7,13 @@ needs CREATEROLE; without it nothing is created and `termx sql` runs as the conn
 revokes this database's grants and leaves the role, which may serve other databases.
 
 Revision ID: 0019_sql_reader
-Revises: 0015_fold_case
+Revises: 0018_related
 """
 
 from alembic import op
 
 revision = "0019_sql_reader"
-down_revision = "0015_fold_case"
+down_revision = "0018_related"
 branch_labels = None
 depends_on = None
 
