@@ -46,11 +46,11 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
     if stored is not None:
         model, source = CompactModel.from_stored(stored.meta, stored.arrays), stored.source
     else:
-        from termx.storage.loaded import load_index
+        from termx.wordbreak.merged import corpus_index
         from termx.wordbreak.segmenter import Segmenter
 
         started = time.perf_counter()
-        index = load_index(engine, corpus)
+        index = corpus_index(engine, corpus)
         segmenter = Segmenter(index, Scorer.branching, max_len, options, progress)
         assert segmenter.model is not None
         model = compact_model(segmenter.model, index.unit, index.vocab)
