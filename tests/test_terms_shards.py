@@ -141,6 +141,14 @@ def test_the_candidates_are_the_union_of_the_shards_candidates(engine: Engine) -
     assert "one" in whole and "one" not in sharded
 
 
+def test_a_shards_candidate_must_be_whole_words_half_the_time_in_the_corpus(engine: Engine) -> None:
+    """"one" is a whole word in the first shard (its candidate there), but inside a word in 4 of its 6
+    occurrences overall, so the corpus does not list it (nor does the one-shard build); "day" stays."""
+    whole, sharded = _both(engine, ["one day", "one way day", "money", "honey", "phone", "done"], [2])
+    assert "one" not in whole and "one" not in sharded
+    assert sharded["day"] == whole["day"]
+
+
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(st.lists(st.sampled_from(["wind", "cat", "farm", "!", "blade", "zebra"]), min_size=1,
                                max_size=6).map(" ".join), min_size=2, max_size=7), cuts=cut_points,

@@ -1,6 +1,7 @@
 """A corpus's term candidates over all its shards: the union of the shards' candidate strings, each once, with freq
 and df_1..df_K summed over every shard (two binary searches per string and shard, so a shard where the string is
-not a candidate, or occurs once, still counts) and the length-aware null of the summed freq (docs/terms.md
+not a candidate, or occurs once, still counts) and the length-aware null of the summed freq; in spaced text the
+rule that counts occurrences (whole words at least half the time) is checked again over all shards (docs/terms.md
 "Corpora of several shards").
 """
 
@@ -16,7 +17,15 @@ from termx.index.units import Unit
 from termx.lookup import Shards, as_shards
 from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex, _interval
-from termx.terms.candidates import NULL_BINS, P0_CEILING, candidate_classes, is_spaced, space_count
+from termx.terms.candidates import (
+    NULL_BINS,
+    P0_CEILING,
+    _wordish,
+    candidate_classes,
+    is_spaced,
+    space_count,
+)
+from termx.terms.kinds import token_kinds
 
 
 @dataclass
@@ -70,8 +79,10 @@ def summed_candidates(shards: Sequence[LoadedIndex], texts: Sequence[Sequence[st
     flat = np.frombuffer(b"".join(first), dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
     freq, df = summed_counts(shards, flat, offsets)
-    shard = np.array(rep_shard, dtype=np.int64)
-    cls = np.array(rep_cls, dtype=np.int64)
+    keep = np.flatnonzero(_whole_words(shards, flat, offsets, freq)) if spaced else np.arange(len(freq))
+    freq, df, terms = freq[keep], df[keep], [terms[k] for k in keep.tolist()]
+    shard = np.array(rep_shard, dtype=np.int64)[keep]
+    cls = np.array(rep_cls, dtype=np.int64)[keep]
     i = np.zeros(len(cls), dtype=np.int64)
     j = np.zeros(len(cls), dtype=np.int64)
     for k, index in enumerate(shards):
@@ -80,7 +91,38 @@ def summed_candidates(shards: Sequence[LoadedIndex], texts: Sequence[Sequence[st
         j[mine] = np.asarray(index.cls_j)[cls[mine]]
     doc_len = np.concatenate([np.asarray(s.doc_len) for s in shards])
     p0 = np.minimum(length_aware_poisson_adaptation(freq, doc_len, NULL_BINS), P0_CEILING)
-    return CorpusCandidates(shard, i, j, np.array(lengths, dtype=np.int64), freq, df, p0, terms, spaced)
+    return CorpusCandidates(shard, i, j, np.array(lengths, dtype=np.int64)[keep], freq, df, p0, terms, spaced)
+
+
+def _whole_words(shards: Sequence[LoadedIndex], flat: np.ndarray, offsets: np.ndarray, freq: np.ndarray) -> np.ndarray:
+    """Which strings of spaced text occur as whole words at least half the time over all shards, the one rule
+    that counts occurrences and so can fail in the whole corpus where it held in a shard ("one" can be mostly a
+    word in one shard and mostly inside "money" overall). (Left-maximality in a shard implies it in the corpus.)"""
+    whole = np.zeros(len(offsets) - 1, dtype=np.int64)
+    for s in shards:
+        kind, _ = token_kinds(s.unit, np.asarray(s.tokens), s.vocab)
+        lo, hi = _shard_intervals(s, flat, offsets)
+        _whole_counts(np.asarray(s.sa), kind, np.diff(offsets), lo, hi, whole)
+    return 2 * whole >= freq
+
+
+@nb.njit(cache=True)
+def _whole_counts(sa, kind, lengths, lo, hi, whole):  # type: ignore[no-untyped-def]
+    """Add the occurrences in one shard that neither follow nor precede a word character."""
+    for u in range(len(lo)):
+        for w in range(lo[u], hi[u] + 1):
+            p = sa[w]
+            if not _wordish(kind[p - 1]) and not _wordish(kind[p + lengths[u]]):
+                whole[u] += 1
+
+
+def _shard_intervals(s: LoadedIndex, flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """<lo, hi> in one shard of each token sequence flat[offsets[u]:offsets[u + 1]] (hi < lo when absent)."""
+    count = len(offsets) - 1
+    lo = np.zeros(count, dtype=np.int64)
+    hi = np.full(count, -1, dtype=np.int64)
+    _intervals(np.asarray(s.tokens), np.asarray(s.sa), np.asarray(flat, dtype=np.int64), offsets, lo, hi)
+    return lo, hi
 
 
 def summed_counts(index: Shards, flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,9 +134,7 @@ def summed_counts(index: Shards, flat: np.ndarray, offsets: np.ndarray) -> tuple
     freq = np.zeros(count, dtype=np.int64)
     df = np.zeros((count, shards[0].cls_df.shape[1]), dtype=np.int64)
     for s in shards:
-        lo = np.zeros(count, dtype=np.int64)
-        hi = np.full(count, -1, dtype=np.int64)
-        _intervals(np.asarray(s.tokens), np.asarray(s.sa), np.asarray(flat, dtype=np.int64), offsets, lo, hi)
+        lo, hi = _shard_intervals(s, flat, offsets)
         f = np.maximum(hi - lo + 1, 0)
         keys = lo * (s.n + 1) + hi
         at = np.minimum(np.searchsorted(s.cls_keys, keys), max(len(s.cls_keys) - 1, 0))
