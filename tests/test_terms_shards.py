@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import uuid
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -31,24 +30,20 @@ from termx.terms.candidates import NULL_BINS, P0_CEILING
 from termx.wordbreak import Scorer, Segmenter
 from termx.wordbreak.merged import merged_index
 
+from .test_shards import _docs as shard_docs
+from .test_shards import _groups as cut_groups
+from .test_shards import _name, cut_points
+
 KMAX = 3
 IN_PROCESS = pool_runner(1)
 RANKINGS = (Ranking.adaptation, Ranking.poisson, Ranking.ridf, Ranking.freq, Ranking.df)
 ALL = {"top": 100_000, "min_df": 1, "min_len": 1}
-cut_points = st.lists(st.integers(min_value=1, max_value=7), min_size=0, max_size=6)
 fast = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 runner = CliRunner()
 
 
-def _name() -> str:
-    return f"ts-{uuid.uuid4().hex[:12]}"
-
-
 def _groups(texts: list[str], cuts: list[int]) -> list[list[Document]]:
-    docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
-    points = sorted({c for c in cuts if 0 < c < len(docs)})
-    bounds = [0, *points, len(docs)]
-    return [docs[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return cut_groups(shard_docs(texts), cuts)
 
 
 def _build(engine: Engine, groups: list[list[Document]], unit: Unit) -> str:
@@ -216,3 +211,19 @@ def test_cli_terms_and_segment_on_a_corpus_of_shards(engine: Engine, db_env: str
     res = runner.invoke(app, ["terms", many, "--format", "json", "--min-df", "1", "--min-len", "1"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)[0].keys() == {"rank", "term", "score", "freq", "df", "len"}
+
+
+def test_a_stored_segment_model_follows_an_append(engine: Engine) -> None:
+    """The branching model stored for a corpus is retrained after an --append, and equals one build's."""
+    from termx.wordbreak.stored import segment_model
+
+    texts = ["thecatsatonthemat" * 3, "thecatatetherat" * 2, "aratsatonthecat" * 2, "thematwasflat" * 2]
+    groups = _groups(texts, [2])
+    built, grown = _build(engine, groups, Unit.byte), _name()
+    save_shards(engine, grown, [groups[0]], Unit.byte, KMAX, runner=IN_PROCESS)
+    assert segment_model(engine, grown)[1] == "trained"
+    save_shards(engine, grown, [groups[1]], Unit.byte, KMAX, append=True, runner=IN_PROCESS)
+    model, source = segment_model(engine, grown)
+    assert source == "trained"
+    lines = ["thecatonthemat", "ratsatflat"]
+    assert model.segment_lines(lines) == segment_model(engine, built)[0].segment_lines(lines)
