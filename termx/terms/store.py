@@ -28,11 +28,12 @@ COPY_ROWS = 50_000         # candidates per COPY chunk
 
 def _candidates_stale(conn: psycopg.Connection, corpus_id: int) -> bool:
     """Whether the corpus's candidates must be (re)computed: a shard has none under the current rules, or they
-    were summed over another number of shards (an --append added shards since)."""
+    were summed over another number of shards (an --append added shards since). A corpus without shards (dropped
+    meanwhile) counts as stale, so that storing fails on its missing shards with the usual one line."""
     rows = conn.execute("SELECT c.rules, coalesce((c.params->>'shards')::integer, 1) FROM termx.shard s"
                         " LEFT JOIN termx.candidate_set c ON c.shard_id = s.id WHERE s.corpus_id = %s",
                         (corpus_id,)).fetchall()
-    return any(rules != CANDIDATE_RULES or shards != len(rows) for rules, shards in rows)
+    return not rows or any(rules != CANDIDATE_RULES or shards != len(rows) for rules, shards in rows)
 
 
 def _texts(engine: Engine, index: LoadedIndex) -> list[str] | None:
