@@ -4,8 +4,11 @@ For each configuration: the end-to-end `termx index --shard-size S --workers W` 
 the peak RSS of the largest process (coordinator or worker; RUSAGE_CHILDREN of a fresh wrapper process), and the
 build-without-DB ratio: seconds of build_shard summed over the shards / seconds of raw pydivsufsort.divsufsort +
 kasai on the same shards' token arrays. Then termx.stats p50/p99 on the 16-shard corpus vs the 1-shard corpus.
+With --terms: `terms --top 1000` on the 16-shard vs the 1-shard build (first call, which computes, sums and
+stores the candidates, and the warm query), and the overlap of the two top-1,000 lists.
 
     python bench/bench_shards.py --db postgresql://postgres@127.0.0.1:5432/termx_bench [--mb 23.5] [--shards 1 4 8 16]
+    python bench/bench_shards.py --db ... --terms
 """
 
 from __future__ import annotations
@@ -88,6 +91,46 @@ def worker_memory(db: str, docs: list, sizes_mb: list[float]) -> None:  # type: 
                                                      2)}), flush=True)
 
 
+def terms_run(db: str, jsonl: Path, total: int, shards: list[int], repeats: int = 5) -> None:
+    """`terms --top 1000` on each k-shard build: the first call (candidates computed, summed and stored; the index
+    cache already warm), the warm query (median of `repeats`), and how many of the 1-shard top 1,000 the k-shard
+    list holds (the k-shard candidates are the union of the shards', docs/terms.md)."""
+    from termx.progress import Timings
+    from termx.storage.db import get_engine
+    from termx.storage.loaded import load_shards
+    from termx.terms import Ranking, ensure_candidates, extract_terms
+
+    engine = get_engine(db)
+    tops: dict[tuple[int, str], list[str]] = {}
+    for k in shards:
+        name = f"bench_shards_terms_{k}"
+        wall, _ = index_run(db, jsonl, name, -(-total // k) + 1, 1)
+        load_shards(engine, name)  # fills the index cache, so the first call below measures the candidates only
+        timings = Timings()
+        t0 = time.perf_counter()
+        ensure_candidates(engine, name, timings=timings)
+        first = time.perf_counter() - t0
+        row: dict[str, object] = {"terms_shards": len(load_shards(engine, name)), "index_wall_s": round(wall, 1),
+                                  "first_call_s": round(first, 2),
+                                  "first_call_stages_s": {a: round(b, 2) for a, b in timings.items()}}
+        with engine.connect() as conn:
+            row["candidates"] = conn.execute(sa.text(
+                "SELECT count(*) FROM termx.candidate t JOIN termx.shard s ON s.id = t.shard_id"
+                " JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n"), {"n": name}).scalar()
+        for rank in (Ranking.adaptation, Ranking.freq, Ranking.ridf):
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                rows = extract_terms(engine, name, rank, top=1000)
+                times.append(time.perf_counter() - t0)
+            tops[(k, rank.value)] = [r["term"] for r in rows]
+            row[f"top1000_{rank.value}_ms"] = round(float(np.median(times)) * 1e3, 1)
+            if (1, rank.value) in tops and k != 1:
+                row[f"top1000_{rank.value}_shared_with_1_shard"] = len(set(tops[(k, rank.value)])
+                                                                       & set(tops[(1, rank.value)]))
+        print(json.dumps(row), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True)
@@ -97,6 +140,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--worker-sizes", type=float, nargs="*", default=[],
                     help="only measure the peak RSS of pool workers at these shard sizes (MB), 2 workers")
+    ap.add_argument("--terms", action="store_true",
+                    help="only measure terms --top 1000 on 1 vs 16 shards (or --shards), first call and warm")
     args = ap.parse_args()
     docs = load_documents(args.mb)
     if args.worker_sizes:
@@ -108,6 +153,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         jsonl = Path(tmp) / "input.jsonl"
         jsonl.write_text("".join(json.dumps({"id": d.name, "text": d.text}) + "\n" for d in docs), encoding="utf-8")
+        if args.terms:
+            terms_run(args.db, jsonl, total, args.shards if args.shards != [1, 4, 8, 16] else [1, 16])
+            return
         for k in args.shards:
             size = -(-total // k) + 1
             groups = cut_shards(docs, size)

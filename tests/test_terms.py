@@ -297,7 +297,7 @@ def test_fragments_always_preceded_by_one_token_are_dropped(engine, unit: Unit) 
     index = load_index(engine, name)
     from termx.terms.store import _texts
 
-    terms = set(candidate_classes(index, _texts(engine, index.corpus.id)).terms)
+    terms = set(candidate_classes(index, _texts(engine, index)).terms)
     assert "Manuel Noriega" in terms
     assert "Noriega" not in terms and "anuel Noriega" not in terms
     drop_corpus(engine, name)

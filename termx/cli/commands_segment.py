@@ -116,10 +116,10 @@ def _segmenter(engine: Any, corpus: str, scorer: Scorer, max_len: int, options: 
             typer.echo(f"trained the branching model of {corpus!r} and stored it with the corpus "
                        f"({model.nodes:,} n-grams); later calls load it", err=True)
         return model.segment_lines
-    from termx.storage.loaded import load_index
     from termx.wordbreak import Segmenter
+    from termx.wordbreak.merged import corpus_index
 
-    return Segmenter(load_index(engine, corpus, "termx segment"), scorer, max_len, options, progress).segment_lines
+    return Segmenter(corpus_index(engine, corpus), scorer, max_len, options, progress).segment_lines
 
 
 

@@ -216,18 +216,35 @@ def _surface(index: LoadedIndex, starts: np.ndarray, lengths: np.ndarray, glue: 
     return out
 
 
-def candidate_classes(index: LoadedIndex, texts: Sequence[str] | None = None, max_len: int | None = None) -> Candidates:
-    """The term candidates of a loaded single-shard index (word units need the document texts for spacing).
+def space_count(index: LoadedIndex) -> int:
+    """Tokens of a shard that are white space (byte/char units; 0 for words): text is "spaced" when they are at
+    least SPACED_FRACTION of all its tokens, counted over every shard of a corpus."""
+    if index.unit is Unit.word:
+        return 0
+    kind, _ = token_kinds(index.unit, np.asarray(index.tokens), index.vocab)
+    return int(np.count_nonzero(kind == SPACE))
+
+
+def is_spaced(spaces: int, tokens: int) -> bool:
+    """Whether text with `spaces` white-space tokens out of `tokens` is spaced (words between spaces)."""
+    return spaces >= SPACED_FRACTION * max(tokens, 1)
+
+
+def candidate_classes(index: LoadedIndex, texts: Sequence[str] | None = None, max_len: int | None = None,
+                      spaced: bool | None = None) -> Candidates:
+    """The term candidates of one loaded shard (word units need its document texts for spacing).
 
     Per left-maximal class, the longest member (at most `max_len` tokens, default the corpus's rep_cap) that
-    holds no breaking token and begins and ends like a term (`_select`); docs/terms.md has the rules.
+    holds no breaking token and begins and ends like a term (`_select`); docs/terms.md has the rules. `spaced`:
+    whether the corpus is spaced text (default: decided from this shard, right for a one-shard corpus).
     """
     tokens = np.asarray(index.tokens)
     sa_ = np.asarray(index.sa)
     cls_i, cls_j = np.asarray(index.cls_i), np.asarray(index.cls_j)
     cls_sil = np.asarray(index.cls_sil)
     kind, cont = token_kinds(index.unit, tokens, index.vocab)
-    spaced = index.unit is not Unit.word and bool(np.count_nonzero(kind == SPACE) >= SPACED_FRACTION * max(index.n, 1))
+    if spaced is None:
+        spaced = index.unit is not Unit.word and is_spaced(int(np.count_nonzero(kind == SPACE)), index.n)
     ctx = _left_contexts(tokens, kind, spaced)
     before = kind[sa_.astype(np.int64) - 1]
     start_ok = np.concatenate(([0], np.cumsum((before != WORD) & (before != INNER))))

@@ -9,27 +9,25 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusNotFound, InputError
+from termx.lookup import Shards, as_shards
 from termx.progress import Progress, Silent, Timings
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.loaded import load_shards
 from termx.storage.store import get_corpus
 from termx.terms.store import ensure_candidates, store_reference
+from termx.terms.summed import summed_counts
 
 
-def reference_counts(index: LoadedIndex, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(freq, df_1) of each term in a loaded reference index: two binary searches in its SA per term, df_1 from
-    the class of that interval (a term found once is in one document; one it cannot spell occurs 0 times)."""
-    freq = np.zeros(len(terms), dtype=np.int64)
-    df = np.zeros(len(terms), dtype=np.int64)
-    cls_df = np.asarray(index.cls_df)
-    for n, term in enumerate(terms):
-        ids = index.encode(term)
-        if ids is None or len(ids) == 0:
-            continue
-        i, j = index.interval(ids)
-        freq[n] = max(j - i + 1, 0)
-        c = index.class_of(i, j)
-        df[n] = cls_df[c, 0] if c >= 0 else freq[n]
-    return freq, df
+def reference_counts(index: Shards, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(freq, df_1) of each term in a loaded reference index, summed over its shards: two binary searches in
+    each shard's SA per term, df_1 from the class of that interval (a term found once in a shard is in one
+    document there; one it cannot spell occurs 0 times)."""
+    shards = as_shards(index)
+    encoded = [shards[0].encode(term) for term in terms]
+    pieces = [np.zeros(0, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64) for ids in encoded]
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in pieces], dtype=np.int64)])
+    flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    freq, df = summed_counts(shards, flat, offsets)
+    return freq, df[:, 0].copy()
 
 
 def _reference_info(engine: Engine, corpus: str, reference: str) -> int:
@@ -64,7 +62,7 @@ def ensure_reference(engine: Engine, corpus: str, reference: str, progress: Prog
     if not missing:
         return
     with timings.stage("load reference index", progress):
-        ref_index = load_index(engine, reference, "a reference corpus of termx terms")
+        ref_index = load_shards(engine, reference)
     for shard_id in missing:
         with engine.connect() as conn:
             rows = conn.execute(sa.text("SELECT i, j, term FROM termx.candidate WHERE shard_id = :s ORDER BY i, j"),

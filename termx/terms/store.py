@@ -1,5 +1,5 @@
-"""The term writers: a shard's candidates and its reference counts (computed once, stored by binary COPY under a
-per-shard advisory lock) and saved term lists."""
+"""The term writers: a corpus's candidates and its reference counts (computed once, stored by binary COPY under
+per-shard advisory locks) and saved term lists."""
 
 from __future__ import annotations
 
@@ -18,75 +18,86 @@ from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.loaded import LoadedIndex, load_shards
 from termx.storage.store import get_corpus
-from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION, Candidates, candidate_classes
+from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION
+from termx.terms.summed import CorpusCandidates, one_shard_candidates, summed_candidates
 
 COPY_ROWS = 50_000         # candidates per COPY chunk
 
 
-def _shards_without_candidates(engine: Engine, corpus_id: int) -> list[int]:
-    with engine.connect() as conn:
-        return list(conn.execute(sa.text(
-            "SELECT s.id FROM termx.shard s LEFT JOIN termx.candidate_set c ON c.shard_id = s.id"
-            " AND c.rules = :r WHERE s.corpus_id = :c AND c.shard_id IS NULL ORDER BY s.id"),
-            {"r": CANDIDATE_RULES, "c": corpus_id}).scalars())
+def _candidates_stale(conn: psycopg.Connection, corpus_id: int) -> bool:
+    """Whether the corpus's candidates must be (re)computed: a shard has none under the current rules, or they
+    were summed over another number of shards (an --append added shards since). A corpus without shards (dropped
+    meanwhile) counts as stale, so that storing fails on its missing shards with the usual one line."""
+    rows = conn.execute("SELECT c.rules, coalesce((c.params->>'shards')::integer, 1) FROM termx.shard s"
+                        " LEFT JOIN termx.candidate_set c ON c.shard_id = s.id WHERE s.corpus_id = %s",
+                        (corpus_id,)).fetchall()
+    return not rows or any(rules != CANDIDATE_RULES or shards != len(rows) for rules, shards in rows)
 
 
-def _texts(engine: Engine, corpus_id: int) -> list[str]:
+def _texts(engine: Engine, index: LoadedIndex) -> list[str] | None:
+    """The texts of a shard's documents in order (word units need them for spacing; None otherwise)."""
+    if index.unit is not Unit.word:
+        return None
     with engine.connect() as conn:
-        return list(conn.execute(sa.text("SELECT text FROM termx.document WHERE corpus_id = :c ORDER BY doc_no"),
-                                 {"c": corpus_id}).scalars())
+        return list(conn.execute(sa.text("SELECT text FROM termx.document WHERE corpus_id = :c AND shard_id = :s"
+                                         " ORDER BY doc_no"), {"c": index.corpus.id, "s": index.shard_id}).scalars())
 
 
 def ensure_candidates(engine: Engine, corpus: str, progress: Progress | None = None,
                       timings: Timings | None = None) -> None:
-    """Compute and store the corpus's term candidates unless they are stored already (one transaction)."""
+    """Compute and store the corpus's term candidates unless they are stored already (one transaction).
+
+    A corpus of several shards stores each distinct candidate string once, under its representative shard, with
+    freq, df_k and p0 of the whole corpus (termx.terms.summed), so the rankings read one row per string.
+    """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     info = get_corpus(engine, corpus)
-    missing = _shards_without_candidates(engine, info.id)
-    if not missing:
-        return
+    with txn.connection(engine) as conn:
+        if not _candidates_stale(conn, info.id):
+            return
     with timings.stage("load index", progress):
-        index = load_index(engine, corpus, "termx terms")
+        shards = load_shards(engine, corpus)
     with timings.stage("term candidates", progress):
-        texts = _texts(engine, info.id) if index.unit is Unit.word else None
-        found = candidate_classes(index, texts)
-    with timings.stage("store candidates", progress, len(found.cls)) as advance:
-        _store_candidates(engine, index, found, advance)
+        texts = [_texts(engine, s) for s in shards]
+        found = one_shard_candidates(shards[0], texts[0]) if len(shards) == 1 else summed_candidates(shards, texts)
+    with timings.stage("store candidates", progress, len(found.terms)) as advance:
+        _store_candidates(engine, shards, found, advance)
 
 
-def _candidate_rows(index: LoadedIndex, found: Candidates, advance: Any) -> Iterator[tuple[Any, ...]]:
+def _candidate_rows(shards: Sequence[LoadedIndex], found: CorpusCandidates, advance: Any) -> Iterator[tuple[Any, ...]]:
     """Rows (shard_id, i, j, len, freq, df, p0, term) of the candidates, reporting progress every COPY_ROWS."""
-    shard = index.shard_id
-    cls_i, cls_j, cls_df = np.asarray(index.cls_i), np.asarray(index.cls_j), np.asarray(index.cls_df)
-    for at in range(0, len(found.cls), COPY_ROWS):
-        cls = found.cls[at: at + COPY_ROWS]
-        i, j = cls_i[cls].tolist(), cls_j[cls].tolist()
-        yield from zip([shard] * len(cls), i, j, found.length[at: at + COPY_ROWS].tolist(),
-                       [b - a + 1 for a, b in zip(i, j, strict=True)], cls_df[cls].tolist(),
-                       found.p0[at: at + COPY_ROWS].tolist(), found.terms[at: at + COPY_ROWS], strict=True)
-        advance(len(cls))
+    shard_ids = np.array([s.shard_id for s in shards], dtype=np.int64)
+    for at in range(0, len(found.terms), COPY_ROWS):
+        part = slice(at, at + COPY_ROWS)
+        yield from zip(shard_ids[found.shard[part]].tolist(), found.i[part].tolist(), found.j[part].tolist(),
+                       found.length[part].tolist(), found.freq[part].tolist(), found.df[part].tolist(),
+                       found.p0[part].tolist(), found.terms[part], strict=True)
+        advance(len(found.terms[part]))
 
 
-def _store_candidates(engine: Engine, index: LoadedIndex, found: Candidates, advance: Any) -> None:
+def _store_candidates(engine: Engine, shards: Sequence[LoadedIndex], found: CorpusCandidates, advance: Any) -> None:
+    """Replace the candidate sets of every shard of the corpus by `found`, unless another process stored them."""
     fault_point("store_candidates")
-    with txn.transaction(engine, f"corpus {index.corpus.name!r}") as conn:
-        txn.lock(conn, txn.LOCK_CANDIDATES, index.shard_id)
-        done = conn.execute("SELECT rules FROM termx.candidate_set WHERE shard_id = %s",
-                            (index.shard_id,)).fetchone()
-        if done is not None and done[0] == CANDIDATE_RULES:
+    corpus = shards[0].corpus
+    ids = [s.shard_id for s in shards]
+    with txn.transaction(engine, f"corpus {corpus.name!r}") as conn:
+        for shard_id in sorted(ids):
+            txn.lock(conn, txn.LOCK_CANDIDATES, shard_id)
+        if not _candidates_stale(conn, corpus.id):
             return  # another process stored them while we computed
-        conn.execute("DELETE FROM termx.candidate_set WHERE shard_id = %s", (index.shard_id,))
-        conn.execute("INSERT INTO termx.candidate_set (shard_id, rules, spaced, candidates, params)"
-                     " VALUES (%s, %s, %s, %s, %s)",
-                     (index.shard_id, CANDIDATE_RULES, found.spaced, len(found.cls),
-                      json.dumps({"spaced_fraction": SPACED_FRACTION, "null_bins": NULL_BINS,
-                                  "max_len": index.corpus.rep_cap})))
+        conn.execute("DELETE FROM termx.candidate_set WHERE shard_id = ANY(%s)", (ids,))
+        counts = np.bincount(found.shard, minlength=len(shards)).tolist()
+        params = json.dumps({"spaced_fraction": SPACED_FRACTION, "null_bins": NULL_BINS, "max_len": corpus.rep_cap,
+                             "shards": len(shards)})
+        for shard_id, count in zip(ids, counts, strict=True):
+            conn.execute("INSERT INTO termx.candidate_set (shard_id, rules, spaced, candidates, params)"
+                         " VALUES (%s, %s, %s, %s, %s)", (shard_id, CANDIDATE_RULES, found.spaced, count, params))
         copy_binary(conn, "termx.candidate", ("shard_id", "i", "j", "len", "freq", "df", "p0", "term"),
                     ("int4", "int4", "int4", "int4", "int4", "int4[]", "float8", "text"),
-                    _candidate_rows(index, found, advance))
+                    _candidate_rows(shards, found, advance))
         conn.execute("ANALYZE termx.candidate")
 
 

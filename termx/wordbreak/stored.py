@@ -25,11 +25,14 @@ SCORER = Scorer.branching.value
 _memo: dict[tuple[str, int, str, str], CompactModel] = {}
 
 
-def model_key(max_len: int, options: Mapping[str, float] | None) -> str:
-    """The settings a model is trained with, as canonical JSON (the look-up key of a stored model)."""
+def model_key(max_len: int, options: Mapping[str, float] | None, shards: int = 1) -> str:
+    """The settings a model is trained with, as canonical JSON (the look-up key of a stored model). A corpus of
+    several shards adds its shard count: an --append keeps the corpus row, so this is what retires its model."""
     scorer_params(Scorer.branching, options or {})  # bad parameters fail before anything is loaded
-    return json.dumps({"format": FORMAT, "max_len": max_len, "options": dict(sorted((options or {}).items()))},
-                      sort_keys=True)
+    key: dict[str, object] = {"format": FORMAT, "max_len": max_len, "options": dict(sorted((options or {}).items()))}
+    if shards > 1:
+        key["shards"] = shards
+    return json.dumps(key, sort_keys=True)
 
 
 def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
@@ -38,7 +41,7 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
     """The corpus's branching model and where it came from: "memory", "cache", "database" or "trained" (and
     then stored)."""
     info = get_corpus(engine, corpus)
-    key = model_key(max_len, options)
+    key = model_key(max_len, options, info.shards)
     memo_key = (engine.url.render_as_string(hide_password=True), info.id, info.created_at, key)
     if memo_key in _memo:
         return _memo[memo_key], "memory"
@@ -46,11 +49,11 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
     if stored is not None:
         model, source = CompactModel.from_stored(stored.meta, stored.arrays), stored.source
     else:
-        from termx.storage.loaded import load_index
+        from termx.wordbreak.merged import corpus_index
         from termx.wordbreak.segmenter import Segmenter
 
         started = time.perf_counter()
-        index = load_index(engine, corpus)
+        index = corpus_index(engine, corpus)
         segmenter = Segmenter(index, Scorer.branching, max_len, options, progress)
         assert segmenter.model is not None
         model = compact_model(segmenter.model, index.unit, index.vocab)

@@ -29,11 +29,11 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.storage.loaded import load_index
 from termx.storage.store import drop_corpus, require_new_corpus
 from termx.tbl.learner import Model
 from termx.tbl.segmentation import correct_segmentation
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
+from termx.wordbreak.merged import corpus_index
 
 BASELINES = tuple(SEGMENTATION_BASELINES)
 """Trivial baselines scored in every run: no boundary at all; a boundary wherever a letter meets a non-letter."""
@@ -45,10 +45,11 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
                    lines_per_doc: int | None = None,
                    max_len: int = DEFAULT_MAX_LEN, results_dir: str | Path | None = None, replace: bool = False,
                    options: Mapping[str, Mapping[str, float]] | None = None, progress: Progress | None = None,
-                   tbl: TblSettings | None = None) -> WhitespaceReport:
+                   tbl: TblSettings | None = None, shard_size: int | None = None) -> WhitespaceReport:
     """Run the experiment on spaced documents and store it. `options` maps a scorer name to parameter
     overrides; `tbl` adds a TBL-corrected `<scorer>+tbl` result per scorer, its model stored as
-    `whitespace-<run_id>-<scorer>`."""
+    `whitespace-<run_id>-<scorer>`. `shard_size` indexes the de-spaced text as shards of at most that many bytes
+    (their statistics summed: the results equal those of one shard)."""
     if unit is Unit.word:
         raise InputError("white space recovery needs `unit` byte or char", params=("unit",))
     if not scorers:
@@ -74,11 +75,11 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
         raise InputError("`tbl` needs documents that are not evaluated to train on",
                          f"set `eval_docs` below {len(spaced)}", ("tbl", "eval_docs"))
     summary = index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=replace,
-                              progress=progress, timings=timings,
+                              progress=progress, timings=timings, shard_size=shard_size,
                               params={"whitespace": {"condition": condition.value, "lines_per_doc": lines_per_doc}})
     try:
         with timings.stage("load", progress):
-            index = load_index(engine, corpus, "termx whitespace")
+            index = corpus_index(engine, corpus)
         evaluated = spaced[:n_eval]
         results = [_baseline(name, evaluated) for name in BASELINES]
         models: dict[str, tuple[Model, float]] = {}
