@@ -119,8 +119,11 @@ class _Prefixes(Sequence[bytes]):
     document puts it anyway."""
 
     def __init__(self, tokens: np.ndarray, sa: np.ndarray, m: int) -> None:
-        self.tokens, self.sa, self.m = tokens, sa, m
+        self.m = m
+        self.sa = np.ascontiguousarray(sa).data  # indexing a memoryview gives a Python int, fast
         self.dtype = np.dtype(f">u{tokens.dtype.itemsize}")
+        self.bytewise = tokens.dtype.itemsize == 1  # byte tokens are their own key: slice the buffer
+        self.tokens: Any = np.ascontiguousarray(tokens).data if self.bytewise else tokens
 
     def key(self, ids: np.ndarray) -> bytes:
         """The bytes of a pattern's token ids, ordered as the suffixes' (ids of the corpus fit its dtype)."""
@@ -130,8 +133,9 @@ class _Prefixes(Sequence[bytes]):
         return len(self.sa)
 
     def __getitem__(self, w: int) -> bytes:  # type: ignore[override]
-        p = int(self.sa[w])
-        return self.tokens[p: p + self.m].astype(self.dtype, copy=False).tobytes()
+        p = self.sa[w]
+        chunk = self.tokens[p: p + self.m]
+        return bytes(chunk) if self.bytewise else chunk.astype(self.dtype).tobytes()
 
 
 _memo: dict[tuple[str, str], list[LoadedIndex]] = {}
