@@ -1,5 +1,6 @@
-"""The quick paths of start-up: the schema check without Alembic still migrates an old database, and look-ups and
-listings load neither numba, SciPy nor Alembic (what made `termx stats` 40x slower than psql)."""
+"""The quick paths of start-up: the schema check without Alembic still migrates an old database, look-ups and
+listings load neither numba, SciPy nor Alembic (what made `termx stats` 40x slower than psql), and the cache sweep
+of every command reads the folders only after something changed."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.storage.db import current, downgrade, get_engine, heads, resolve_url, shipped_heads, upgrade
+from termx.storage.paths import sweep_cache, write_owner
 
 
 @pytest.fixture
@@ -97,3 +100,22 @@ def tiny_corpus(db_env: str) -> str:
                     replace=True)
     load_shards(engine, "tiny")
     return "tiny"
+
+
+def test_cache_sweep_reads_owners_only_after_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERMX_HOME", str(tmp_path))
+    url = "postgresql://u@h/db"
+    for n in (1, 2):
+        (tmp_path / "cache" / f"{n}-x").mkdir(parents=True)
+        write_owner(tmp_path / "cache" / f"{n}-x", url, n, "t")
+    assert sweep_cache(url, {(1, "t")}) == [tmp_path / "cache" / "2-x"]
+    write_owner(tmp_path / "cache" / "1-x", url, 1, "stale")  # rewritten in place: the folder is unchanged
+    assert sweep_cache(url, {(1, "t")}) == []  # nothing changed since the last sweep: no owner was read
+    late = tmp_path / "cache" / "3-x"  # filled by a reader with an old snapshot after the sweep
+    late.mkdir()
+    write_owner(late, url, 3, "t")
+    assert sorted(sweep_cache(url, {(1, "t")})) == [tmp_path / "cache" / "1-x", late]
+    (tmp_path / "cache" / "4-x").mkdir()
+    write_owner(tmp_path / "cache" / "4-x", url, 4, "t")
+    assert sweep_cache(url, {(4, "t")}) == []  # the live builds changed: read again, nothing stale
+    assert sweep_cache(url, set()) == [tmp_path / "cache" / "4-x"]
