@@ -52,7 +52,7 @@ from termx.index.ingest import Document, read_documents
 from termx.index.suffix import clipped_lcp, doc_of_position, suffix_array
 from termx.index.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
 from termx.progress import Progress, Silent, Timings
-from termx.storage.copyrows import class_rows
+from termx.storage.classrows import class_rows
 
 DATA = data_dir() / "en"
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")

@@ -9,6 +9,8 @@ DEFAULT_MAX_K = 4
 """df_1..df_K computed by default."""
 DEFAULT_MAX_LEN = 20
 """Longest candidate word of the word breakers, in tokens."""
+DEFAULT_REP_CAP = 100
+"""Tokens of a class's longest member kept as its representative string."""
 
 
 class Unit(str, Enum):

@@ -16,8 +16,6 @@ from termx.index.suffix import clipped_lcp, doc_of_position, suffix_array
 from termx.index.units import TokenArray, Unit, tokenize
 from termx.progress import Progress, Silent, Timings
 
-DEFAULT_REP_CAP = 100  # tokens of a class's longest member kept as its representative string
-
 
 @dataclass
 class Shard:

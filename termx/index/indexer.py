@@ -10,8 +10,9 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from termx.choices import DEFAULT_REP_CAP
 from termx.errors import InputError
-from termx.index.build import DEFAULT_MAX_K, DEFAULT_REP_CAP, build_shard
+from termx.index.build import DEFAULT_MAX_K, build_shard
 from termx.index.fold import fold_case as fold
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_documents
 from termx.index.sharding import cut_shards

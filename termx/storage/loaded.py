@@ -10,6 +10,7 @@ breaking all stand on this object.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import shutil
@@ -19,14 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numba as nb
 import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import MultiShardUnsupported, PatternError
 from termx.faults import fault_point
-from termx.index.build import class_statistics
 from termx.index.units import Unit, encode_pattern
 from termx.storage.paths import cache_folder, home, write_owner
 from termx.storage.store import CorpusInfo, get_corpus, load_array
@@ -78,7 +77,10 @@ class LoadedIndex:
         """<i, j>: the ranks of the suffixes that start with `ids` (j < i when there are none)."""
         if len(ids) == 0:
             raise PatternError("empty pattern")
-        return _interval(self.tokens, self.sa, np.asarray(ids, dtype=np.int64))
+        prefixes = _Prefixes(self.tokens, self.sa, len(ids))
+        key = prefixes.key(np.asarray(ids))
+        first = bisect.bisect_left(prefixes, key)
+        return first, bisect.bisect_right(prefixes, key, lo=first) - 1
 
     def class_of(self, i: int, j: int) -> int:
         """Index of the non-trivial class with interval <i, j>, or -1 (a trivial or no class)."""
@@ -110,34 +112,30 @@ class LoadedIndex:
         return " ".join(pieces) if self.unit is Unit.word else "".join(pieces)
 
 
-@nb.njit(cache=True)
-def _compare(tokens, p, ids):  # type: ignore[no-untyped-def]
-    """-1/0/+1: the suffix at p against `ids`, looking at len(ids) tokens (0 ends every document)."""
-    for t in range(len(ids)):
-        a = tokens[p + t]
-        if a != ids[t]:
-            return -1 if a < ids[t] else 1
-    return 0
+class _Prefixes(Sequence[bytes]):
+    """The first `m` tokens of each suffix in rank order, as big-endian bytes, so that bytes order is token order
+    and `bisect` finds the interval in C (a look-up needs no compiled kernel, so `termx stats` loads no numba).
+    A suffix that ends within `m` tokens compares as its shorter prefix, which is where the 0 that ends every
+    document puts it anyway."""
 
+    def __init__(self, tokens: np.ndarray, sa: np.ndarray, m: int) -> None:
+        self.m = m
+        self.sa = np.ascontiguousarray(sa).data  # indexing a memoryview gives a Python int, fast
+        self.dtype = np.dtype(f">u{tokens.dtype.itemsize}")
+        self.bytewise = tokens.dtype.itemsize == 1  # byte tokens are their own key: slice the buffer
+        self.tokens: Any = np.ascontiguousarray(tokens).data if self.bytewise else tokens
 
-@nb.njit(cache=True)
-def _interval(tokens, sa, ids):  # type: ignore[no-untyped-def]
-    lo, hi = 0, len(sa)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _compare(tokens, sa[mid], ids) < 0:
-            lo = mid + 1
-        else:
-            hi = mid
-    first = lo
-    hi = len(sa)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _compare(tokens, sa[mid], ids) <= 0:
-            lo = mid + 1
-        else:
-            hi = mid
-    return first, lo - 1
+    def key(self, ids: np.ndarray) -> bytes:
+        """The bytes of a pattern's token ids, ordered as the suffixes' (ids of the corpus fit its dtype)."""
+        return ids.astype(self.dtype).tobytes()
+
+    def __len__(self) -> int:
+        return len(self.sa)
+
+    def __getitem__(self, w: int) -> bytes:  # type: ignore[override]
+        p = self.sa[w]
+        chunk = self.tokens[p: p + self.m]
+        return bytes(chunk) if self.bytewise else chunk.astype(self.dtype).tobytes()
 
 
 _memo: dict[tuple[str, str], list[LoadedIndex]] = {}
@@ -206,6 +204,8 @@ _FILLING = ".fill-"  # prefix of a cache folder being written: .fill-<pid>-<rand
 def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shards: list[tuple[Any, ...]], folder: Path) -> None:
     """Read every shard from PostgreSQL, derive LCP and the class key index, write the cache atomically (one
     shard's arrays in memory at a time)."""
+    from termx.index import build  # numba kernels: loaded only when a cache is filled
+
     layout: list[dict[str, Any]] = []
     names: list[str] = []
 
@@ -218,7 +218,7 @@ def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shards: list[tu
             docs = conn.execute(sa.text("SELECT name, length FROM termx.document WHERE corpus_id = :c"
                                         " AND shard_id = :s ORDER BY doc_no"), {"c": info.id, "s": shard_id}).all()
             doc_len = np.array([r[1] for r in docs], dtype=np.int64)
-            stats = class_statistics(tokens, suffixes, doc_start, doc_len, info.max_k)
+            stats = build.class_statistics(tokens, suffixes, doc_start, doc_len, info.max_k)
             c = stats.classes
             keys = c.i.astype(np.int64) * (len(suffixes) + 1) + c.j
             order = np.argsort(keys, kind="stable").astype(np.int32)

@@ -42,10 +42,23 @@ def write_owner(folder: Path, url: str, corpus_id: int, created_at: str) -> None
 
 def sweep_cache(url: str, live: set[tuple[int, str]]) -> list[Path]:
     """Remove the cache folders of database `url` whose (corpus id, build time) is not in `live` (a reader with
-    an old snapshot may fill one after its corpus was replaced or dropped). Returns what it removed."""
+    an old snapshot may fill one after its corpus was replaced or dropped). Returns what it removed.
+
+    Every command calls this, so it reads the folders' owners only when something changed since its last sweep
+    of `url`: the live builds, or the cache folder's modification time (a folder is added by a rename into it,
+    removed by rmtree; both change it). Otherwise every folder there was judged before and is still live."""
     root = home() / "cache"
+    if not root.is_dir():
+        return []
+    marker = home() / f".swept-{hashlib.sha256(url.encode()).hexdigest()[:16]}"
+    state = json.dumps({"live": sorted(live), "mtime": root.stat().st_mtime_ns})
+    try:
+        if marker.read_text(encoding="utf-8") == state:
+            return []
+    except OSError:
+        pass
     removed = []
-    for folder in root.iterdir() if root.is_dir() else ():
+    for folder in root.iterdir():
         try:
             owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -53,4 +66,5 @@ def sweep_cache(url: str, live: set[tuple[int, str]]) -> list[Path]:
         if owner.get("url") == url and (owner.get("id"), owner.get("created_at")) not in live:
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
+    marker.write_text(json.dumps({"live": sorted(live), "mtime": root.stat().st_mtime_ns}), encoding="utf-8")
     return removed

@@ -26,9 +26,10 @@ from typing import Any
 import psycopg
 from sqlalchemy.engine import Engine
 
+from termx.choices import DEFAULT_REP_CAP
 from termx.errors import BuildFailed, CorpusExists, CorpusInUse, CorpusNotFound, InputError, TermxError
 from termx.faults import fault_point
-from termx.index.build import DEFAULT_REP_CAP, build_shard
+from termx.index.build import build_shard
 from termx.index.ingest import Document
 from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings

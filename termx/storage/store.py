@@ -12,7 +12,7 @@ import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import psycopg
@@ -20,13 +20,16 @@ import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
+from termx.choices import DEFAULT_REP_CAP
 from termx.errors import CorpusExists, CorpusNotFound
 from termx.faults import fault_point
-from termx.index.build import DEFAULT_REP_CAP, Shard
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
-from termx.storage.copyrows import class_rows, copy_binary
+from termx.storage.copyrows import copy_binary
+
+if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is stored
+    from termx.index.build import Shard
 
 ARRAY_CHUNK_BYTES = 16 << 20
 
@@ -261,6 +264,8 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
 
 def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,
                   advance: Callable[[int], None]) -> None:
+    from termx.storage.classrows import class_rows
+
     part = txn.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes

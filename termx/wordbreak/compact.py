@@ -23,7 +23,7 @@ from termx.index.units import Unit
 from termx.wordbreak.candidates import ABSENT, char_lengths
 from termx.wordbreak.entropy import _evidence, text_classes
 from termx.wordbreak.lines import Batch
-from termx.wordbreak.viterbi import _cuts, _forward, combine
+from termx.wordbreak.viterbi import append_best, combine
 
 FORMAT = 1
 """Version of the stored arrays; a model stored in another format is retrained."""
@@ -290,9 +290,4 @@ def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable
         ev = np.zeros(n + 1)
         _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], kappa, ev)
         combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n])
-        back = np.zeros(n + 1, dtype=np.int64)
-        _forward(scores, back)
-        found = _cuts(back, n)
-        cuts[at:at + len(found)] = found
-        counts[k] = len(found)
-        at += len(found)
+        at = append_best(scores, cuts, counts, k, at)

@@ -99,6 +99,19 @@ def _cuts(back, n):  # type: ignore[no-untyped-def]
     return out
 
 
+@nb.njit(cache=True)
+def append_best(scores, cuts, counts, k, at):  # type: ignore[no-untyped-def]
+    """The best segmentation of span k (its word scores `scores`) appended to the flat `cuts` at `at`, its cut
+    count in counts[k]; returns where the next span's cuts go. The one tail of every many-span Viterbi."""
+    n = scores.shape[0]
+    back = np.zeros(n + 1, dtype=np.int64)
+    _forward(scores, back)
+    found = _cuts(back, n)
+    cuts[at:at + len(found)] = found
+    counts[k] = len(found)
+    return at + len(found)
+
+
 def evidence_offsets(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Where span k's evidence (hi[k] − lo[k] + 1 values, boundaries 0..n) starts in a flat array; the last
     entry is the array's length."""
@@ -144,9 +157,4 @@ def _segment_spans(fcand, ev, ev_lo, lo, hi, values, unknown, weight, theta, lbl
         scores = np.empty((n, max_len))
         _word_scores(fcand[lo[k]:hi[k]], ev[ev_lo[k]:ev_lo[k] + n + 1], values, unknown, weight, theta, lbl, offset,
                      step, char_len[lo[k]:hi[k]], scores)
-        back = np.zeros(n + 1, dtype=np.int64)
-        _forward(scores, back)
-        found = _cuts(back, n)
-        cuts[at:at + len(found)] = found
-        counts[k] = len(found)
-        at += len(found)
+        at = append_best(scores, cuts, counts, k, at)
