@@ -24,7 +24,6 @@ DECLARE
     key text;
     probe boolean;
     r record;
-    near text;
     ids bigint[];
     pat bytea;
     width integer;
@@ -77,31 +76,57 @@ BEGIN
         LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
     END IF;
 
-    FOR z IN SELECT s.id, s.shard_no, s.tokens FROM termx.shard s
+    -- One statement probes every shard's partition (each LATERAL subquery gets the shard id from the outer row,
+    -- so PostgreSQL runs only that partition's index scan at each rescan): a statement per shard would lock and
+    -- open every partition of termx.class each time, which costs more than the probes. For the exact path it also
+    -- finds the class of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep,
+    -- and the rep sharing most with the pattern is next to it in rep order: r (the first rep >= it) or b (the
+    -- last rep before it). With them come the widths and chunk sizes of the shard's token and suffix arrays.
+    FOR z IN SELECT s.id, s.shard_no, s.tokens, r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep, m.found,
+                    n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep,
+                    a.width, a.tok_chunk, a.sa_width, a.sa_chunk
+             FROM termx.shard s
+             LEFT JOIN LATERAL (SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM termx.class k
+                                WHERE probe AND k.shard_id = s.id AND k.rep >= key COLLATE "C"
+                                ORDER BY k.rep, k.sil LIMIT 1 OFFSET 0) r ON true
+             CROSS JOIN LATERAL (SELECT coalesce(r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word'
+                                                 THEN key || ' ' ELSE key END), false) AS found) m
+             LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
+                                WHERE probe AND NOT m.found AND k.shard_id = s.id AND k.rep < key COLLATE "C"
+                                ORDER BY k.rep DESC, k.sil DESC LIMIT 1 OFFSET 0) b ON true
+             CROSS JOIN LATERAL (SELECT CASE WHEN m.found OR NOT probe THEN ''
+                                        WHEN char_length(termx._common_prefix(c.unit, key, coalesce(r.rep, '')))
+                                             > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
+                                        THEN termx._common_prefix(c.unit, key, r.rep)
+                                        ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
+             LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
+                                WHERE n.near <> '' AND k.shard_id = s.id AND k.rep >= n.near COLLATE "C"
+                                ORDER BY k.rep, k.sil LIMIT 1 OFFSET 0) nc ON true
+             CROSS JOIN LATERAL (
+                 SELECT max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'tokens') AS width,
+                        max(octet_length(x.data)) FILTER (WHERE x.name = 'tokens') AS tok_chunk,
+                        max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'sa') AS sa_width,
+                        max(octet_length(x.data)) FILTER (WHERE x.name = 'sa') AS sa_chunk
+                 FROM termx.index_array x WHERE x.shard_id = s.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a
              WHERE s.corpus_id = c.corpus_id AND (only_shard IS NULL OR s.shard_no = only_shard)
              ORDER BY s.shard_no LOOP
         shard_no := z.shard_no;
         documents := c.documents;
-        IF probe THEN
-            SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-            WHERE k.shard_id = z.id AND k.rep >= key COLLATE "C"
-            ORDER BY k.rep, k.sil LIMIT 1;
-            IF FOUND AND (r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END))
-            THEN
-                i := r.i; j := r.j; freq := r.freq; df := r.df; lbl := r.lbl; sil := r.sil;
-                shortest := termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1);
-                longest := r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
+        IF z.found THEN
+            i := z.i; j := z.j; freq := z.freq; df := z.df; lbl := z.lbl; sil := z.sil;
+            shortest := NULL;
+            longest := NULL;
+            IF classes THEN
+                shortest := termx._pattern_prefix(c.unit, pattern, toks, z.lbl + 1);
+                longest := z.rep || CASE WHEN c.unit = 'byte' AND octet_length(z.rep) < least(z.sil, c.rep_cap, 1000)
                                          THEN chr(65533) ELSE '' END;
-                RETURN NEXT;
-                CONTINUE;
             END IF;
+            RETURN NEXT;
+            CONTINUE;
         END IF;
 
         -- Exact path: binary searches over the shard's stored suffix array.
-        SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
-        FROM termx.index_array a WHERE a.shard_id = z.id AND a.name = 'tokens' AND a.chunk = 0;
-        SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
-        FROM termx.index_array a WHERE a.shard_id = z.id AND a.name = 'sa' AND a.chunk = 0;
+        width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
         pat := NULL;
         IF c.unit = 'byte' THEN
             pat := convert_to(pattern, 'UTF8');
@@ -119,27 +144,10 @@ BEGIN
         IF pat IS NOT NULL THEN
             lo := 0;
             hi := z.tokens;
-            IF probe THEN
-                -- The longest prefix of the pattern that occurs twice is shared with a rep, and the rep sharing
-                -- most with the pattern is next to it in rep order: r (the first rep >= it) or the last rep before.
-                SELECT k.rep INTO near FROM termx.class k
-                WHERE k.shard_id = z.id AND k.rep < key COLLATE "C"
-                ORDER BY k.rep DESC, k.sil DESC LIMIT 1;
-                near := termx._common_prefix(c.unit, key, coalesce(near, ''));
-                IF r.rep IS NOT NULL
-                   AND char_length(termx._common_prefix(c.unit, key, r.rep)) > char_length(near) THEN
-                    near := termx._common_prefix(c.unit, key, r.rep);
-                END IF;
-                IF near <> '' THEN  -- a prefix of a rep occurs twice: its class's interval holds every occurrence
-                    SELECT k.i, k.j, k.rep INTO r FROM termx.class k
-                    WHERE k.shard_id = z.id AND k.rep >= near COLLATE "C"
-                    ORDER BY k.rep, k.sil LIMIT 1;
-                    IF FOUND AND (r.rep = near
-                                  OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN near || ' ' ELSE near END)) THEN
-                        lo := r.i;
-                        hi := r.j + 1;
-                    END IF;
-                END IF;
+            IF z.near_rep = z.near OR starts_with(z.near_rep, CASE WHEN c.unit = 'word' THEN z.near || ' '
+                                                                     ELSE z.near END) THEN
+                lo := z.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
+                hi := z.near_j + 1;
             END IF;
             top := hi;
             base := lo;
@@ -162,6 +170,10 @@ BEGIN
                                                   pat, ids) = 0 THEN
                 lo := first_rank + 1;
                 hi := top;
+                IF probe AND octet_length(convert_to(key, 'UTF8')) <= 1000 THEN
+                    -- the probe missed, and a pattern of at most 1000 bytes is never cut from a rep: it occurs once
+                    hi := lo;
+                END IF;
                 WHILE lo < hi LOOP
                     mid := (lo + hi) / 2;
                     IF termx._compare(z.id, tok_chunk, width,
