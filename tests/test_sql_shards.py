@@ -23,6 +23,7 @@ from termx.storage.shards import pool_runner, save_shards
 from termx.storage.sqlfiles import run_sql
 
 from .oracle import df_k, substring_occurrences, token_lists
+from .test_lookup import as_pattern
 
 KMAX = 3
 IN_PROCESS = pool_runner(1)
@@ -33,16 +34,6 @@ def _build(engine: Engine, groups: list[list[Document]], unit: Unit) -> str:
     name = f"q-{uuid.uuid4().hex[:12]}"
     save_shards(engine, name, groups, unit, KMAX, runner=IN_PROCESS)
     return name
-
-
-def _pattern(sub: tuple[object, ...], unit: Unit) -> str | None:
-    """The substring as a pattern; None for bytes that cut a character (no text pattern is those bytes)."""
-    if unit is Unit.byte:
-        try:
-            return bytes(sub).decode("utf-8")  # type: ignore[arg-type]
-        except UnicodeDecodeError:
-            return None
-    return (" " if unit is Unit.word else "").join(str(t) for t in sub)
 
 
 def _rows(engine: Engine, query: str, **params: object) -> list[dict[str, object]]:
@@ -66,10 +57,10 @@ def _check(engine: Engine, texts: list[str], cuts: list[int], unit: Unit) -> Non
                                                                                           strict=False)], unit)
     sharded = load_shards(engine, many)
     occurrences = substring_occurrences(token_lists(texts, unit))
-    subs = [s for s in occurrences if _pattern(s, unit) is not None]
+    subs = [s for s in occurrences if as_pattern(s, unit) is not None]
     frequent = sorted(subs, key=lambda s: (-len(occurrences[s]), repr(s)))[:6]
     for sub in frequent + [s for s in subs if len(occurrences[s]) == 1][:2]:
-        pattern = _pattern(sub, unit)
+        pattern = as_pattern(sub, unit)
         assert pattern is not None
         occ = sorted(occurrences[sub])
         got = _rows(engine, "SELECT rank, doc_no, doc, doc_offset, shard_no FROM termx.occurrences(:c, :p)",
