@@ -14,7 +14,7 @@
 CREATE OR REPLACE FUNCTION termx._find_each(corpus text, pattern text, only_shard integer, classes boolean)
 RETURNS TABLE (shard_no integer, documents integer, i integer, j integer, freq integer, df integer[], lbl integer,
                sil integer, shortest text, longest text)
-LANGUAGE plpgsql STABLE AS $fn$
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $fn$
 #variable_conflict use_column
 DECLARE
     c record;
@@ -24,6 +24,7 @@ DECLARE
     key text;
     probe boolean;
     r record;
+    p record;
     ids bigint[];
     pat bytea;
     width integer;
@@ -76,32 +77,14 @@ BEGIN
         LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
     END IF;
 
-    -- One statement probes every shard's partition (each LATERAL subquery gets the shard id from the outer row,
-    -- so PostgreSQL runs only that partition's index scan at each rescan): a statement per shard would lock and
-    -- open every partition of termx.class each time, which costs more than the probes. For the exact path it also
-    -- finds the class of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep,
-    -- and the rep sharing most with the pattern is next to it in rep order: r (the first rep >= it) or b (the
-    -- last rep before it). With them come the widths and chunk sizes of the shard's token and suffix arrays.
-    FOR z IN SELECT s.id, s.shard_no, s.tokens, r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep, m.found,
-                    n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep,
-                    a.width, a.tok_chunk, a.sa_width, a.sa_chunk
+    -- The shards, with the widths and chunk sizes of their token and suffix arrays. Per shard, one statement
+    -- probes its partition of termx.class: the first rep >= the pattern (r) and, for the exact path, the class
+    -- of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep
+    -- sharing most with the pattern is next to it in rep order: r or b (the last rep before the pattern). The
+    -- shard id is a value of the statement, so its generic plan (plan_cache_mode, above: no re-planning per
+    -- call) opens that shard's partition only.
+    FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk
              FROM termx.shard s
-             LEFT JOIN LATERAL (SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM termx.class k
-                                WHERE probe AND k.shard_id = s.id AND k.rep >= key COLLATE "C"
-                                ORDER BY k.rep, k.sil LIMIT 1 OFFSET 0) r ON true
-             CROSS JOIN LATERAL (SELECT coalesce(r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word'
-                                                 THEN key || ' ' ELSE key END), false) AS found) m
-             LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
-                                WHERE probe AND NOT m.found AND k.shard_id = s.id AND k.rep < key COLLATE "C"
-                                ORDER BY k.rep DESC, k.sil DESC LIMIT 1 OFFSET 0) b ON true
-             CROSS JOIN LATERAL (SELECT CASE WHEN m.found OR NOT probe THEN ''
-                                        WHEN char_length(termx._common_prefix(c.unit, key, coalesce(r.rep, '')))
-                                             > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
-                                        THEN termx._common_prefix(c.unit, key, r.rep)
-                                        ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
-             LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
-                                WHERE n.near <> '' AND k.shard_id = s.id AND k.rep >= n.near COLLATE "C"
-                                ORDER BY k.rep, k.sil LIMIT 1 OFFSET 0) nc ON true
              CROSS JOIN LATERAL (
                  SELECT max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'tokens') AS width,
                         max(octet_length(x.data)) FILTER (WHERE x.name = 'tokens') AS tok_chunk,
@@ -110,15 +93,35 @@ BEGIN
                  FROM termx.index_array x WHERE x.shard_id = s.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a
              WHERE s.corpus_id = c.corpus_id AND (only_shard IS NULL OR s.shard_no = only_shard)
              ORDER BY s.shard_no LOOP
+        SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep, m.found, n.near, nc.i AS near_i, nc.j AS near_j,
+               nc.rep AS near_rep
+        INTO p
+        FROM (SELECT 1) one
+        LEFT JOIN LATERAL (SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM termx.class k
+                           WHERE probe AND k.shard_id = z.id AND k.rep >= key COLLATE "C"
+                           ORDER BY k.rep, k.sil LIMIT 1) r ON true
+        CROSS JOIN LATERAL (SELECT coalesce(r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word'
+                                            THEN key || ' ' ELSE key END), false) AS found) m
+        LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
+                           WHERE probe AND NOT m.found AND k.shard_id = z.id AND k.rep < key COLLATE "C"
+                           ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
+        CROSS JOIN LATERAL (SELECT CASE WHEN m.found OR NOT probe THEN ''
+                                   WHEN char_length(termx._common_prefix(c.unit, key, coalesce(r.rep, '')))
+                                        > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
+                                   THEN termx._common_prefix(c.unit, key, r.rep)
+                                   ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
+        LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
+                           WHERE n.near <> '' AND k.shard_id = z.id AND k.rep >= n.near COLLATE "C"
+                           ORDER BY k.rep, k.sil LIMIT 1) nc ON true;
         shard_no := z.shard_no;
         documents := c.documents;
-        IF z.found THEN
-            i := z.i; j := z.j; freq := z.freq; df := z.df; lbl := z.lbl; sil := z.sil;
+        IF p.found THEN
+            i := p.i; j := p.j; freq := p.freq; df := p.df; lbl := p.lbl; sil := p.sil;
             shortest := NULL;
             longest := NULL;
             IF classes THEN
-                shortest := termx._pattern_prefix(c.unit, pattern, toks, z.lbl + 1);
-                longest := z.rep || CASE WHEN c.unit = 'byte' AND octet_length(z.rep) < least(z.sil, c.rep_cap, 1000)
+                shortest := termx._pattern_prefix(c.unit, pattern, toks, p.lbl + 1);
+                longest := p.rep || CASE WHEN c.unit = 'byte' AND octet_length(p.rep) < least(p.sil, c.rep_cap, 1000)
                                          THEN chr(65533) ELSE '' END;
             END IF;
             RETURN NEXT;
@@ -144,10 +147,10 @@ BEGIN
         IF pat IS NOT NULL THEN
             lo := 0;
             hi := z.tokens;
-            IF z.near_rep = z.near OR starts_with(z.near_rep, CASE WHEN c.unit = 'word' THEN z.near || ' '
-                                                                     ELSE z.near END) THEN
-                lo := z.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
-                hi := z.near_j + 1;
+            IF p.near_rep = p.near OR starts_with(p.near_rep, CASE WHEN c.unit = 'word' THEN p.near || ' '
+                                                                     ELSE p.near END) THEN
+                lo := p.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
+                hi := p.near_j + 1;
             END IF;
             top := hi;
             base := lo;
