@@ -4,12 +4,15 @@
 -- members (termx.class.rep, cut at the corpus's rep_cap tokens) sort in C collation, each class before the
 -- classes that extend it. The prefix is compared as text, also in word corpora (where rep joins words with
 -- single spaces), so 'nuclear' also finds 'nuclears'.
+-- A class <i,j> exists per shard only: on a corpus of several shards each row is one shard's class (shard_no), with
+-- that shard's freq and df; the same longest member may appear once per shard (termx.stats sums a string's
+-- statistics over the shards).
 -- :corpus  corpus name
 -- :prefix  text the longest member starts with
 -- :limit   rows to return (default 100)
 -- Each shard's classes are read from its own partition of termx.class only: the LATERAL subquery (kept apart
 -- from the join by OFFSET 0) gets the shard id as a parameter, and PostgreSQL prunes the other partitions.
-SELECT k.rep AS longest, k.freq, k.df, termx.adaptation(k.df) AS adaptation, k.i, k.j, k.lbl, k.sil
+SELECT k.rep AS longest, k.freq, k.df, termx.adaptation(k.df) AS adaptation, k.i, k.j, k.lbl, k.sil, s.shard_no
 FROM termx.corpus c
 JOIN termx.shard s ON s.corpus_id = c.id
 CROSS JOIN LATERAL (
@@ -22,5 +25,5 @@ CROSS JOIN LATERAL (
     LIMIT CAST(:limit AS integer) OFFSET 0
 ) k
 WHERE c.name = CAST(:corpus AS text)
-ORDER BY k.rep, k.sil
+ORDER BY k.rep, k.sil, s.shard_no
 LIMIT CAST(:limit AS integer);

@@ -5,32 +5,37 @@
 -- Exact from the class table alone: the ranks w with LCP[w] >= h form runs, one per class with LBL < h <= SIL,
 -- each of freq - 1 positions; so for h >= 1
 --     #{w : LCP[w] = h} = sum(freq - 1 | SIL = h) - sum(freq - 1 | LBL = h)
--- and the remaining positions (of N, the corpus's tokens) have LCP 0.
--- Columns: lcp = h; positions = #{w : LCP[w] = h}; share = positions / N; classes = classes with SIL = h.
+-- and the remaining positions (of N, the shard's tokens) have LCP 0.
+-- A suffix array and its LCP exist per shard only: a corpus of several shards gets one distribution per shard
+-- (shard_no), each over that shard's N.
+-- Columns: shard_no; lcp = h; positions = #{w : LCP[w] = h}; share = positions / N; classes = classes with SIL = h.
 -- :corpus  corpus name
-WITH corpus AS (
-    SELECT c.id, c.tokens FROM termx.corpus c WHERE c.name = CAST(:corpus AS text)
+WITH shard AS (
+    SELECT s.id, s.shard_no, s.tokens
+    FROM termx.corpus c JOIN termx.shard s ON s.corpus_id = c.id
+    WHERE c.name = CAST(:corpus AS text)
 ), cls AS (  -- one partition per shard (the shard id is a parameter the planner prunes on)
-    SELECT k.lbl, k.sil, k.freq
-    FROM corpus c
-    JOIN termx.shard s ON s.corpus_id = c.id
+    SELECT s.shard_no, k.lbl, k.sil, k.freq
+    FROM shard s
     CROSS JOIN LATERAL (SELECT k.lbl, k.sil, k.freq FROM termx.class k WHERE k.shard_id = s.id OFFSET 0) k
 ), by_sil AS (
-    SELECT sil AS h, sum(freq - 1) AS ends, count(*) AS classes FROM cls GROUP BY sil
+    SELECT shard_no, sil AS h, sum(freq - 1) AS ends, count(*) AS classes FROM cls GROUP BY shard_no, sil
 ), by_lbl AS (
-    SELECT lbl AS h, sum(freq - 1) AS starts FROM cls WHERE lbl > 0 GROUP BY lbl
+    SELECT shard_no, lbl AS h, sum(freq - 1) AS starts FROM cls WHERE lbl > 0 GROUP BY shard_no, lbl
 ), positive AS (
-    SELECT h, coalesce(ends, 0) - coalesce(starts, 0) AS positions, coalesce(classes, 0) AS classes
-    FROM by_sil FULL JOIN by_lbl USING (h)
+    SELECT shard_no, h, coalesce(ends, 0) - coalesce(starts, 0) AS positions, coalesce(classes, 0) AS classes
+    FROM by_sil FULL JOIN by_lbl USING (shard_no, h)
 ), lcp AS (
-    SELECT 0 AS h, (SELECT tokens FROM corpus) - coalesce((SELECT sum(positions) FROM positive), 0) AS positions,
+    SELECT s.shard_no, 0 AS h,
+           s.tokens - coalesce((SELECT sum(p.positions) FROM positive p WHERE p.shard_no = s.shard_no), 0)
+               AS positions,
            0::bigint AS classes
-    WHERE EXISTS (SELECT 1 FROM corpus)
+    FROM shard s
     UNION ALL
-    SELECT h, positions, classes FROM positive WHERE positions > 0 OR classes > 0
+    SELECT shard_no, h, positions, classes FROM positive WHERE positions > 0 OR classes > 0
 )
-SELECT h AS lcp, positions::bigint AS positions,
-       round(positions / (SELECT tokens FROM corpus)::numeric, 6)::float8 AS share,
-       classes
-FROM lcp
-ORDER BY h;
+SELECT l.shard_no, l.h AS lcp, l.positions::bigint AS positions,
+       round(l.positions / nullif(s.tokens, 0)::numeric, 6)::float8 AS share,
+       l.classes
+FROM lcp l JOIN shard s USING (shard_no)
+ORDER BY l.shard_no, l.h;

@@ -4,15 +4,17 @@
 -- same freq spread over the D documents (lambda = freq / D): 1 - lambda e^-lambda / (1 - e^-lambda), and RIDF.
 -- Good terms adapt far more than the null predicts; random fragments do not. All members of a class share
 -- these numbers, so one row per class, shown by its longest member.
+-- A class exists per shard only: on a corpus of several shards each row is one shard's class (shard_no), with that
+-- shard's freq, df and adaptation, and D its documents; termx.stats sums a string over the shards.
 -- :corpus   corpus name
 -- :min_df   smallest df_1 (default 10)
 -- :min_len  smallest length of the longest member, in tokens (default 1)
 -- :limit    rows to return (default 20)
 SELECT k.rep AS longest, k.freq, k.df,
        termx.adaptation(k.df) AS adaptation,
-       termx.poisson_adaptation(k.freq, c.documents) AS poisson_adaptation,
-       termx.ridf(k.df[1], k.freq, c.documents) AS ridf,
-       k.lbl, k.sil
+       termx.poisson_adaptation(k.freq, s.documents) AS poisson_adaptation,
+       termx.ridf(k.df[1], k.freq, s.documents) AS ridf,
+       k.lbl, k.sil, s.shard_no
 FROM termx.corpus c
 JOIN termx.shard s ON s.corpus_id = c.id
 CROSS JOIN LATERAL (  -- one partition per shard (the shard id is a parameter the planner prunes on)
@@ -23,5 +25,5 @@ CROSS JOIN LATERAL (  -- one partition per shard (the shard id is a parameter th
     OFFSET 0
 ) k
 WHERE c.name = CAST(:corpus AS text)
-ORDER BY adaptation DESC NULLS LAST, k.df[1] DESC, k.rep, k.sil
+ORDER BY adaptation DESC NULLS LAST, k.df[1] DESC, k.rep, k.sil, s.shard_no
 LIMIT CAST(:limit AS integer);

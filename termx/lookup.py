@@ -23,6 +23,7 @@ from termx.storage.loaded import LoadedIndex
 
 STATS_FIELDS = ("pattern", "freq", "df", "adaptation", "poisson_adaptation", "ridf", "i", "j", "lbl", "sil",
                 "shortest", "longest")
+CLASS_FIELDS = ("pattern", "i", "j", "freq", "df", "lbl", "sil", "size", "shortest", "longest")
 CONCORDANCE_FIELDS = ("rank", "doc", "doc_no", "offset", "left", "match", "right")
 
 
@@ -191,19 +192,37 @@ def stats(index: Shards, patterns: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def class_record(index: LoadedIndex, pattern: str) -> dict[str, Any]:
+def class_records(index: Shards, pattern: str) -> list[dict[str, Any]]:
     """The class holding a pattern (the JSON contract of `termx class`): <i,j>, freq, df, LBL, SIL, its size
-    (members) and its shortest and longest members."""
-    row = stats(index, [pattern])[0]
-    info = {k: row[k] for k in ("pattern", "i", "j", "freq", "df", "lbl", "sil")}
-    info["size"] = row["sil"] - row["lbl"] if row["freq"] else 0
-    info.update(shortest=row["shortest"], longest=row["longest"])
-    return info
+    (members) and its shortest and longest members.
+
+    One shard: its one record (freq 0 and empty class fields when the pattern does not occur). A class exists per
+    shard only, so over several shards: one record per shard where the pattern occurs, each with its `shard_no`.
+    """
+    shards = as_shards(index)
+    _, _, matches = find_in_shards(shards, pattern)
+    records = []
+    for s, m in matches:
+        if len(shards) > 1 and not m.found:
+            continue
+        row = _class_fields(s, m)
+        values = {**row, "pattern": pattern, "freq": m.freq, "df": m.df,
+                  "size": row["sil"] - row["lbl"] if m.found else 0}
+        info = {"shard_no": s.shard_no} if len(shards) > 1 else {}
+        records.append({**info, **{k: values[k] for k in CLASS_FIELDS}})
+    return records
 
 
-def class_members(index: LoadedIndex, pattern: str, limit: int | None = None) -> list[str]:
-    """Members of the pattern's class, shortest first: prefixes of its longest with length in (LBL, SIL]."""
-    m = find_class(index, pattern)
+def class_record(index: LoadedIndex, pattern: str) -> dict[str, Any]:
+    """The class holding a pattern in a one-shard corpus (class_records' one record)."""
+    return class_records(index, pattern)[0]
+
+
+def class_members(index: LoadedIndex, pattern: str, limit: int | None = None, longest: int | None = None) -> list[str]:
+    """Members of the pattern's class, shortest first: prefixes of its longest with length in (LBL, SIL].
+
+    `longest`: the corpus's longest document, when the shard is one of several (as in find_class)."""
+    m = find_class(index, pattern, longest)
     if not m.found:
         return []
     assert m.i is not None and m.lbl is not None and m.sil is not None

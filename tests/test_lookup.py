@@ -164,7 +164,8 @@ def test_concordance_is_the_naive_scan_in_suffix_array_order(engine, unit: Unit)
                     assert (r["left"], r["right"]) == (as_text(tuple(before), unit), as_text(tuple(after), unit))
             assert concordance(index, pattern, left, right, limit=1) == lines[:1]
             with engine.connect() as conn:
-                sql = conn.execute(sa.text("SELECT * FROM termx.concordance(:c, :p, :l, :r, 1000)"),
+                sql = conn.execute(sa.text("SELECT rank, doc, doc_offset, left_context, match, right_context "
+                                           "FROM termx.concordance(:c, :p, :l, :r, 1000)"),
                                    {"c": index.corpus.name, "p": pattern, "l": left, "r": right}).all()
             assert [tuple(x) for x in sql] == [(r["rank"], r["doc"], r["offset"], r["left"], r["match"], r["right"])
                                                for r in lines]

@@ -29,7 +29,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute("""
     DROP FUNCTION termx.find_class_shards(text, text);
-    DROP FUNCTION termx._find_shard(text, integer, text);
+    DROP FUNCTION IF EXISTS termx._find_shard(text, integer, text);  -- gone since 0017_sql_shards
     DROP FUNCTION termx._corpus(text);
     ALTER TABLE termx.shard DROP COLUMN seconds;
     ALTER TABLE termx.shard DROP COLUMN built_at;

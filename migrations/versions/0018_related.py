@@ -4,7 +4,7 @@ them on corpora of any number of shards. The sketches' `first` column (the old G
 sketches stored before (they have no related classes; `termx sketch` makes both again).
 
 Revision ID: 0018_related
-Revises: 0015_fold_case
+Revises: 0017_sql_shards
 """
 
 from alembic import op
@@ -12,7 +12,7 @@ from alembic import op
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0018_related"
-down_revision = "0015_fold_case"
+down_revision = "0017_sql_shards"
 branch_labels = None
 depends_on = None
 

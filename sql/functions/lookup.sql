@@ -238,232 +238,45 @@ BEGIN
 END
 $fn$;
 
--- The class of a pattern in one shard (shard_no) of a corpus and the corpus's document count.
-CREATE OR REPLACE FUNCTION termx._find_shard(corpus text, shard_no integer, pattern text)
-RETURNS TABLE (documents integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
-               shortest text, longest text)
-LANGUAGE plpgsql STABLE STRICT AS $fn$
-#variable_conflict use_column
-DECLARE
-    c record;
-    sid integer;
-    sn bigint;
-    toks text[];
-    n_tok integer;
-    key text;
-    probe boolean;
-    r record;
-    near text;
-    ids bigint[];
-    pat bytea;
-    width integer;
-    tok_chunk bigint;
-    sa_width integer;
-    sa_chunk bigint;
-    lo bigint := 0;
-    hi bigint;
-    top bigint;
-    base bigint;
-    sab bytea;
-    mid bigint;
-    first_rank bigint;
-    last_rank bigint;
-    pos bigint;
-    d record;
-    lbl_ integer;
-BEGIN
-    c := termx._corpus(corpus);
-    -- A corpus indexed with --fold-case holds its text folded (termx/index/fold.py): fold the pattern the same
-    -- way, character for character (@U@/@L@: every foldable character and its folded form).
-    IF (SELECT (z.params ->> 'fold_case')::boolean FROM termx.corpus z WHERE z.id = c.corpus_id) THEN
-        pattern := translate(pattern, '@U@', '@L@');
-    END IF;
-    SELECT z.id, z.tokens INTO sid, sn FROM termx.shard z WHERE z.corpus_id = c.corpus_id AND z.shard_no = _find_shard.shard_no;
-    IF c.unit = 'word' THEN
-        toks := termx.split_words(pattern);
-        key := array_to_string(toks, ' ');
-    ELSIF c.unit = 'char' THEN
-        toks := string_to_array(pattern, NULL);
-        key := pattern;
-    ELSE
-        key := pattern;
-    END IF;
-    n_tok := CASE WHEN c.unit = 'byte' THEN octet_length(convert_to(pattern, 'UTF8')) ELSE cardinality(toks) END;
-    IF n_tok = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value', MESSAGE = 'empty pattern',
-            HINT = 'give at least one token';
-    END IF;
-
-    -- Fast path: the first row whose rep (longest member, cut at rep_cap tokens) is >= the pattern; if that rep
-    -- starts with the pattern, it is the pattern's class. Byte reps that begin inside a character start with
-    -- U+FFFD, so such patterns take the exact path.
-    probe := n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533)));
-    IF probe THEN
-        SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-        WHERE k.shard_id = sid AND k.rep >= key COLLATE "C"
-        ORDER BY k.rep, k.sil LIMIT 1;
-        IF FOUND AND (r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END)) THEN
-            RETURN QUERY SELECT c.documents, r.i, r.j, r.freq, r.df, r.lbl, r.sil,
-                termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
-                r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
-                              THEN chr(65533) ELSE '' END;
-            RETURN;
-        END IF;
-    END IF;
-
-    -- Exact path: binary searches over the stored suffix array.
-    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
-    FROM termx.index_array a WHERE a.shard_id = sid AND a.name = 'tokens' AND a.chunk = 0;
-    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
-    FROM termx.index_array a WHERE a.shard_id = sid AND a.name = 'sa' AND a.chunk = 0;
-    IF c.unit = 'byte' THEN
-        pat := convert_to(pattern, 'UTF8');
-    ELSE
-        SELECT array_agg(v.token_id::bigint ORDER BY t.n) INTO ids
-        FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
-        LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
-        IF array_position(ids, NULL) IS NULL THEN  -- else a token the corpus never uses: freq 0
-            pat := decode(repeat('00', n_tok * width), 'hex');
-            FOR t IN 1 .. n_tok LOOP
-                FOR x IN 0 .. width - 1 LOOP
-                    pat := set_byte(pat, (t - 1) * width + x, ((ids[t] >> (8 * x)) & 255)::integer);
-                END LOOP;
-            END LOOP;
-        END IF;
-    END IF;
-
-    IF pat IS NOT NULL THEN
-        hi := sn;
-        IF probe THEN
-            -- The longest prefix of the pattern that occurs twice is shared with a rep, and the rep sharing most
-            -- with the pattern is next to it in rep order: r (the first rep >= it) or the last rep before it.
-            SELECT k.rep INTO near FROM termx.class k
-            WHERE k.shard_id = sid AND k.rep < key COLLATE "C"
-            ORDER BY k.rep DESC, k.sil DESC LIMIT 1;
-            near := termx._common_prefix(c.unit, key, coalesce(near, ''));
-            IF r.rep IS NOT NULL AND char_length(termx._common_prefix(c.unit, key, r.rep)) > char_length(near) THEN
-                near := termx._common_prefix(c.unit, key, r.rep);
-            END IF;
-            IF near <> '' THEN  -- a prefix of a rep occurs twice: its class's interval holds every occurrence
-                SELECT k.i, k.j, k.rep INTO r FROM termx.class k
-                WHERE k.shard_id = sid AND k.rep >= near COLLATE "C"
-                ORDER BY k.rep, k.sil LIMIT 1;
-                IF FOUND AND (r.rep = near
-                              OR starts_with(r.rep, CASE WHEN c.unit = 'word' THEN near || ' ' ELSE near END)) THEN
-                    lo := r.i;
-                    hi := r.j + 1;
-                END IF;
-            END IF;
-        END IF;
-        top := hi;
-        base := lo;
-        IF hi - lo <= 65536 THEN  -- read that part of the suffix array once
-            sab := termx._bytes(sid, 'sa', sa_chunk, lo * sa_width, (hi - lo) * sa_width);
-        END IF;
-        WHILE lo < hi LOOP
-            mid := (lo + hi) / 2;
-            IF termx._compare(sid, tok_chunk, width,
-                              termx._pos(sid, sa_chunk, sa_width, mid, base, sab), pat, ids) < 0 THEN
-                lo := mid + 1;
-            ELSE
-                hi := mid;
-            END IF;
-        END LOOP;
-        first_rank := lo;
-        IF first_rank < top AND termx._compare(sid, tok_chunk, width,
-                                              termx._pos(sid, sa_chunk, sa_width, first_rank, base, sab),
-                                              pat, ids) = 0 THEN
-            lo := first_rank + 1;
-            hi := top;
-            WHILE lo < hi LOOP
-                mid := (lo + hi) / 2;
-                IF termx._compare(sid, tok_chunk, width,
-                                  termx._pos(sid, sa_chunk, sa_width, mid, base, sab), pat, ids) <= 0 THEN
-                    lo := mid + 1;
-                ELSE
-                    hi := mid;
-                END IF;
-            END LOOP;
-            last_rank := lo - 1;
-        END IF;
-    END IF;
-
-    IF last_rank IS NULL THEN
-        IF n_tok > (SELECT max(x.length) FROM termx.document x WHERE x.corpus_id = c.corpus_id) THEN
-            RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-                MESSAGE = format('the pattern has %s %s tokens, more than the longest document', n_tok, c.unit),
-                HINT = 'it cannot occur in this corpus';
-        END IF;
-        RETURN QUERY SELECT c.documents, NULL::integer, NULL::integer, 0, array_fill(0, ARRAY[c.max_k]),
-            NULL::integer, NULL::integer, NULL::text, NULL::text;
-        RETURN;
-    END IF;
-
-    IF last_rank > first_rank THEN  -- a non-trivial class: its row, by primary key
-        SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-        WHERE k.shard_id = sid AND k.i = first_rank AND k.j = last_rank;
-        RETURN QUERY SELECT c.documents, r.i, r.j, r.freq, r.df, r.lbl, r.sil,
-            termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1),
-            r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
-                          THEN chr(65533) ELSE '' END;
-        RETURN;
-    END IF;
-
-    -- A trivial class <i,i>: LBL = the most tokens a neighbouring suffix shares with the pattern, SIL = the
-    -- suffix's length to its document end.
-    pos := termx._pos(sid, sa_chunk, sa_width, first_rank, base, sab);
-    lbl_ := greatest(
-        CASE WHEN first_rank > 0 THEN termx._shared(sid, tok_chunk, width,
-            termx._pos(sid, sa_chunk, sa_width, first_rank - 1, base, sab), pat) ELSE 0 END,
-        CASE WHEN first_rank + 1 < sn THEN termx._shared(sid, tok_chunk, width,
-            termx._pos(sid, sa_chunk, sa_width, first_rank + 1, base, sab), pat) ELSE 0 END);
-    SELECT x.start, x.length INTO d FROM termx.document x
-    WHERE x.corpus_id = c.corpus_id AND x.shard_id = sid AND x.start <= pos ORDER BY x.start DESC LIMIT 1;
-    RETURN QUERY SELECT c.documents, first_rank::integer, first_rank::integer, 1,
-        ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]), lbl_, (d.start + d.length - pos)::integer,
-        termx._pattern_prefix(c.unit, pattern, toks, lbl_ + 1),
-        termx._text(c.corpus_id, c.unit, sid, tok_chunk, width, pos, least(d.start + d.length - pos, c.rep_cap),
-                    1000);
-END
-$fn$;
-
 -- The class of a pattern and the corpus's document count: what find_class and stats return. Over several shards
 -- freq and df_1..df_K are the sums over the shards (disjoint sets of documents); a class <i,j>, LBL, SIL and the
 -- shortest/longest member exist per shard only and are NULL (termx.find_class_shards shows them per shard).
+-- The pattern is prepared once for all shards (termx._find_each).
 CREATE OR REPLACE FUNCTION termx._find(corpus text, pattern text)
 RETURNS TABLE (documents integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
                shortest text, longest text)
 LANGUAGE plpgsql STABLE STRICT AS $fn$
-#variable_conflict use_column
 DECLARE
-    c record;
+    e record;
+    n integer := 0;
 BEGIN
-    c := termx._corpus(corpus);
-    IF c.shards = 1 THEN
-        RETURN QUERY SELECT * FROM termx._find_shard(corpus, (SELECT min(z.shard_no) FROM termx.shard z
-                                                              WHERE z.corpus_id = c.corpus_id), pattern);
-        RETURN;
+    FOR e IN SELECT * FROM termx._find_each(corpus, pattern, NULL, false) LOOP
+        n := n + 1;
+        IF n = 1 THEN
+            documents := e.documents; i := e.i; j := e.j; freq := e.freq; df := e.df; lbl := e.lbl; sil := e.sil;
+            shortest := e.shortest; longest := e.longest;
+        ELSE
+            i := NULL; j := NULL; lbl := NULL; sil := NULL; shortest := NULL; longest := NULL;
+            freq := freq + e.freq;
+            FOR k IN 1 .. cardinality(df) LOOP
+                df[k] := df[k] + e.df[k];
+            END LOOP;
+        END IF;
+    END LOOP;
+    IF n > 0 THEN
+        RETURN NEXT;
     END IF;
-    RETURN QUERY
-        WITH per AS MATERIALIZED (
-            SELECT f.freq AS n, f.df AS d FROM termx.shard z
-            CROSS JOIN LATERAL termx._find_shard(corpus, z.shard_no, pattern) f WHERE z.corpus_id = c.corpus_id)
-        SELECT c.documents, NULL::integer, NULL::integer, (SELECT sum(per.n)::integer FROM per),
-               (SELECT array_agg(t.v ORDER BY t.k) FROM (
-                    SELECT e.k, sum(e.v)::integer AS v FROM per CROSS JOIN LATERAL unnest(per.d) WITH ORDINALITY AS e(v, k)
-                    GROUP BY e.k) t),
-               NULL::integer, NULL::integer, NULL::text, NULL::text;
 END
 $fn$;
 
 CREATE OR REPLACE FUNCTION termx.find_class_shards(corpus text, pattern text)
 RETURNS TABLE (shard_no integer, i integer, j integer, freq integer, df integer[], lbl integer, sil integer,
                shortest text, longest text)
-LANGUAGE sql STABLE AS $fn$
-    SELECT z.shard_no, f.i, f.j, f.freq, f.df, f.lbl, f.sil, f.shortest, f.longest
-    FROM termx.corpus c JOIN termx.shard z ON z.corpus_id = c.id
-    CROSS JOIN LATERAL termx._find_shard(corpus, z.shard_no, pattern) f
-    WHERE c.name = corpus ORDER BY z.shard_no
+LANGUAGE plpgsql STABLE STRICT AS $fn$
+BEGIN
+    RETURN QUERY SELECT f.shard_no, f.i, f.j, f.freq, f.df, f.lbl, f.sil, f.shortest, f.longest
+                 FROM termx._find_each(corpus, pattern, NULL, true) f;
+END
 $fn$;
 COMMENT ON FUNCTION termx.find_class_shards(text, text) IS
     'The class of a pattern in each shard of a corpus: <i,j>, freq, df_1..df_K, LBL, SIL, members (per shard).';
@@ -504,59 +317,45 @@ $fn$;
 COMMENT ON FUNCTION termx.stats(text, text[]) IS
     'termx.stats for several patterns, one row each, in order (a NULL pattern gives a row of NULLs).';
 
+-- Over several shards the occurrences are merged in one global order, by document (doc_no) then offset, as the
+-- library's concordance; rank is the suffix-array rank within the shard shard_no (a rank exists per shard only).
 CREATE OR REPLACE FUNCTION termx.occurrences(corpus text, pattern text, max_rows integer DEFAULT NULL)
-RETURNS TABLE (rank integer, doc_no integer, doc text, doc_offset bigint)
+RETURNS TABLE (rank integer, doc_no integer, doc text, doc_offset bigint, shard_no integer)
 LANGUAGE plpgsql STABLE AS $fn$
-#variable_conflict use_column
 DECLARE
     c record;
-    f record;
-    n integer;
-    sa_width integer;
-    sa_chunk bigint;
-    b bytea;
-    starts bigint[];
 BEGIN
-    c := termx._corpus_info(corpus);
-    SELECT * INTO f FROM termx.find_class(corpus, pattern);
-    n := least(f.freq, coalesce(max_rows, f.freq));
-    IF coalesce(n, 0) <= 0 THEN
-        RETURN;
-    END IF;
-    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO sa_width, sa_chunk
-    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'sa' AND a.chunk = 0;
-    b := termx._bytes(c.shard_id, 'sa', sa_chunk, f.i::bigint * sa_width, n::bigint * sa_width);
-    IF n <= 1000 THEN  -- a few occurrences: one index probe each for the document
+    c := termx._corpus(corpus);
+    IF c.shards = 1 THEN  -- suffix-array order; only the first max_rows are read
         RETURN QUERY
-            SELECT f.i + g.k, x.doc_no, x.name, p.pos - x.start
-            FROM generate_series(0, n - 1) AS g(k)
-            CROSS JOIN LATERAL (SELECT termx._int(b, g.k * sa_width, sa_width) AS pos) p
-            CROSS JOIN LATERAL (SELECT y.doc_no, y.name, y.start FROM termx.document y
-                                WHERE y.corpus_id = c.corpus_id AND y.start <= p.pos
-                                ORDER BY y.start DESC LIMIT 1) x
-            ORDER BY g.k;
+            SELECT o.* FROM termx._find_each(corpus, pattern, NULL, false) f
+            JOIN termx.shard z ON z.corpus_id = c.corpus_id AND z.shard_no = f.shard_no
+            CROSS JOIN LATERAL termx._occurrences_shard(c.corpus_id, z.id, f.i,
+                                                        least(f.freq, greatest(coalesce(max_rows, f.freq), 0))) o
+            ORDER BY o.rank;
         RETURN;
     END IF;
-    -- many: one binary search each in the array of document starts
-    SELECT array_agg(x.start ORDER BY x.doc_no) INTO starts FROM termx.document x WHERE x.corpus_id = c.corpus_id;
-    RETURN QUERY
-        SELECT f.i + g.k, x.doc_no, x.name, p.pos - x.start
-        FROM generate_series(0, n - 1) AS g(k)
-        CROSS JOIN LATERAL (SELECT termx._int(b, g.k * sa_width, sa_width) AS pos) p
-        JOIN termx.document x ON x.corpus_id = c.corpus_id AND x.doc_no = width_bucket(p.pos, starts) - 1
-        ORDER BY g.k;
+    RETURN QUERY  -- every occurrence of every shard is located before the first max_rows are cut out
+        SELECT o.* FROM termx._find_each(corpus, pattern, NULL, false) f
+        JOIN termx.shard z ON z.corpus_id = c.corpus_id AND z.shard_no = f.shard_no
+        CROSS JOIN LATERAL termx._occurrences_shard(c.corpus_id, z.id, f.i, f.freq) o
+        ORDER BY o.doc_no, o.doc_offset
+        LIMIT CASE WHEN max_rows < 0 THEN 0 ELSE max_rows END;
 END
 $fn$;
 COMMENT ON FUNCTION termx.occurrences(text, text, integer) IS
-    'Occurrences of a pattern in suffix-array order (the first max_rows): rank, document, offset in tokens.';
+    'Occurrences of a pattern (the first max_rows): rank and shard, document, offset in tokens; one shard: in '
+    'suffix-array order, several: by document then offset.';
 
 CREATE OR REPLACE FUNCTION termx.concordance(corpus text, pattern text, left_tokens integer DEFAULT 10,
                                   right_tokens integer DEFAULT 40, max_lines integer DEFAULT 100)
-RETURNS TABLE (rank integer, doc text, doc_offset bigint, left_context text, match text, right_context text)
+RETURNS TABLE (rank integer, doc text, doc_offset bigint, left_context text, match text, right_context text,
+               shard_no integer)
 LANGUAGE plpgsql STABLE STRICT AS $fn$
 #variable_conflict use_column
 DECLARE
     c record;
+    sid integer;
     width integer;
     tok_chunk bigint;
     o record;
@@ -564,29 +363,34 @@ DECLARE
     n_tok integer;
     pos bigint;
 BEGIN
-    c := termx._corpus_info(corpus);
+    c := termx._corpus(corpus);
     IF left_tokens < 0 OR right_tokens < 0 OR max_lines < 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value', MESSAGE = 'context sizes and max_lines must be >= 0';
     END IF;
-    SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
-    FROM termx.index_array a WHERE a.shard_id = c.shard_id AND a.name = 'tokens' AND a.chunk = 0;
     n_tok := CASE c.unit WHEN 'byte' THEN octet_length(convert_to(pattern, 'UTF8'))
                          WHEN 'char' THEN char_length(pattern) ELSE cardinality(termx.split_words(pattern)) END;
     FOR o IN SELECT * FROM termx.occurrences(corpus, pattern, max_lines) LOOP
+        IF o.shard_no IS DISTINCT FROM shard_no THEN  -- the token array of the line's shard
+            SELECT z.id INTO sid FROM termx.shard z WHERE z.corpus_id = c.corpus_id AND z.shard_no = o.shard_no;
+            SELECT right(a.dtype, 1)::integer, octet_length(a.data) INTO width, tok_chunk
+            FROM termx.index_array a WHERE a.shard_id = sid AND a.name = 'tokens' AND a.chunk = 0;
+        END IF;
         SELECT x.start, x.length INTO d FROM termx.document x WHERE x.corpus_id = c.corpus_id AND x.doc_no = o.doc_no;
         pos := d.start + o.doc_offset;
         rank := o.rank;
         doc := o.doc;
         doc_offset := o.doc_offset;
-        left_context := termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width,
+        shard_no := o.shard_no;
+        left_context := termx._text(c.corpus_id, c.unit, sid, tok_chunk, width,
                                     greatest(d.start, pos - left_tokens), pos - greatest(d.start, pos - left_tokens),
                                     NULL, false);
-        match := termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos, n_tok);
-        right_context := termx._text(c.corpus_id, c.unit, c.shard_id, tok_chunk, width, pos + n_tok,
+        match := termx._text(c.corpus_id, c.unit, sid, tok_chunk, width, pos, n_tok);
+        right_context := termx._text(c.corpus_id, c.unit, sid, tok_chunk, width, pos + n_tok,
                                      least(d.start + d.length, pos + n_tok + right_tokens) - pos - n_tok, NULL, false);
         RETURN NEXT;
     END LOOP;
 END
 $fn$;
 COMMENT ON FUNCTION termx.concordance(text, text, integer, integer, integer) IS
-    'KWIC lines of a pattern in suffix-array order (as termx concordance), contexts in tokens.';
+    'KWIC lines of a pattern (as termx concordance), contexts in tokens; one shard: in suffix-array order, '
+    'several: by document then offset (rank within shard_no).';

@@ -4,7 +4,7 @@
 
 -- Global numbers of the documents holding a string in one shard: the stored documents when the string is (the
 -- surface form of) a related class there or its class is one, else from the shard's suffix-array interval
--- (termx._find_shard, termx._interval_docs).
+-- (termx._find_each, termx._interval_docs).
 CREATE OR REPLACE FUNCTION termx._related_shard_docs(corpus text, shard integer, shard_no integer, first_doc integer,
                                                      pattern text)
 RETURNS integer[]
@@ -17,7 +17,7 @@ BEGIN
     IF FOUND THEN
         RETURN stored;
     END IF;
-    SELECT * INTO f FROM termx._find_shard(corpus, shard_no, pattern);
+    SELECT * INTO f FROM termx._find_each(corpus, pattern, shard_no, false);
     IF coalesce(f.freq, 0) = 0 THEN
         RETURN '{}';
     END IF;

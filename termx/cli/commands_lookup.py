@@ -16,13 +16,6 @@ PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's u
                                                 "the indexer splits).")]
 
 
-def _load(db: str | None, corpus: str, purpose: str):  # type: ignore[no-untyped-def]
-    from termx.storage.db import get_engine
-    from termx.storage.loaded import load_index
-
-    return load_index(get_engine(db), corpus, purpose)
-
-
 def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
     from termx.storage.db import get_engine
     from termx.storage.loaded import load_shards
@@ -95,7 +88,8 @@ def concordance(
     rows = lookup_concordance(shards, pattern, left, right, limit or None)
     shown = visible_rows(rows, fmt)
     joiner = " " if shards[0].unit.value == "word" else ""
-    emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, CONCORDANCE_FIELDS))
+    fields = [*CONCORDANCE_FIELDS, "shard_no"] if len(shards) > 1 else list(CONCORDANCE_FIELDS)
+    emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, fields))
     if not quiet:
         total = find_in_shards(shards, pattern)[0]
         more = " (--limit 0 shows all)" if len(rows) < total else ""
@@ -116,25 +110,38 @@ def class_(
 ) -> None:
     """The class that holds a pattern: <i,j>, freq, df, LBL, SIL, its size and shortest/longest members.
 
-    With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member."""
-    from termx.lookup import class_members, class_record
+    With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member. A class
+    exists per shard only: on a corpus of several shards, one class per shard where the pattern occurs (shard_no),
+    and member rows say their shard."""
+    from termx.lookup import CLASS_FIELDS, class_members, class_records, longest_document
 
-    index = _load(db, corpus, "termx class (a class exists per shard; termx stats --format json lists them)")
-    info = class_record(index, pattern)
+    shards = _load_shards(db, corpus)
+    infos = class_records(shards, pattern)
+    tag = len(shards) > 1
+    fields = ["shard_no", *CLASS_FIELDS] if tag else list(CLASS_FIELDS)
     if not members:
-        emit(render(visible_rows([info], fmt), fmt))
+        emit(render(visible_rows(infos, fmt), fmt, fields))
         return
-    listed = class_members(index, pattern, limit or None)
-    member_rows = [{"length": n, "member": s} for n, s in enumerate(listed, (info["lbl"] or 0) + 1)]
+    longest = longest_document(shards) if tag else None
+    by_no = {s.shard_no: s for s in shards}
+    listed, member_rows = [], []
+    for info in infos:
+        index = by_no[info["shard_no"]] if tag else shards[0]
+        names = class_members(index, pattern, limit or None, longest)
+        listed.append(names)
+        member_rows += [{**({"shard_no": info["shard_no"]} if tag else {}), "length": n, "member": m}
+                        for n, m in enumerate(names, (info["lbl"] or 0) + 1)]
+    columns = ["shard_no", "length", "member"] if tag else ["length", "member"]
     if fmt is Format.json:
-        emit(to_json([{**info, "members": listed}]))
+        emit(to_json([{**info, "members": names} for info, names in zip(infos, listed, strict=True)]))
     elif fmt is Format.table:
-        emit(render(visible_rows([info], fmt), fmt) + "\n\n" + render(visible_rows(member_rows, fmt), fmt,
-                                                                   ["length", "member"]))
+        emit(render(visible_rows(infos, fmt), fmt, fields) + "\n\n"
+             + render(visible_rows(member_rows, fmt), fmt, columns))
     else:
-        emit(render(visible_rows(member_rows, fmt), fmt, ["length", "member"]))
-    if not quiet and len(listed) < info["size"]:
-        typer.echo(f"{len(listed)} of {info['size']} members (--limit 0 lists all)", err=True)
+        emit(render(visible_rows(member_rows, fmt), fmt, columns))
+    shown, size = sum(map(len, listed)), sum(info["size"] for info in infos)
+    if not quiet and shown < size:
+        typer.echo(f"{shown} of {size} members (--limit 0 lists all)", err=True)
 
 
 def _params(pairs: list[str]) -> dict[str, str]:

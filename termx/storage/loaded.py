@@ -120,7 +120,8 @@ class _Prefixes(Sequence[bytes]):
 
     def __init__(self, tokens: np.ndarray, sa: np.ndarray, m: int) -> None:
         self.m = m
-        self.sa = np.ascontiguousarray(sa).data  # indexing a memoryview gives a Python int, fast
+        # indexing a memoryview gives a Python int, fast; it takes native formats only (not an explicit '<i4')
+        self.sa = np.ascontiguousarray(sa, dtype=sa.dtype.newbyteorder("=")).data
         self.dtype = np.dtype(f">u{tokens.dtype.itemsize}")
         self.bytewise = tokens.dtype.itemsize == 1  # byte tokens are their own key: slice the buffer
         self.tokens: Any = np.ascontiguousarray(tokens).data if self.bytewise else tokens

@@ -10,7 +10,6 @@ worker fails or dies, the staged rows are purged and the database is as before.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import multiprocessing
@@ -197,7 +196,7 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
         if append:
             groups = _new_names(conn, target, groups)
         corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {})
-        try:
+        with txn.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
                 for result in _guarded(runner(tasks)):
@@ -205,7 +204,6 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
                     advance(1)
             fault_point("staged")
             results.sort(key=lambda r: r.shard_no)
-            old = None
             if append:
                 assert target.corpus_id is not None
                 _swap_append(conn, name, target, corpus_id, results, timings)
@@ -213,17 +211,7 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
                 with conn.transaction():
                     conn.execute("UPDATE termx.corpus SET tokens = %s, classes = %s WHERE id = %s",
                                  (sum(r.tokens for r in results), sum(r.classes for r in results), corpus_id))
-                old = _swap(conn, name, corpus_id, [_shard_id(t) for t in tasks], replace, timings)
-        except BaseException:
-            with contextlib.suppress(psycopg.Error):  # a dead connection: the next command purges it
-                txn.purge(conn, url, corpus_id)
-            raise
-        finally:
-            with contextlib.suppress(psycopg.Error):
-                txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
-        if old is not None:
-            with contextlib.suppress(psycopg.Error):
-                txn.purge(conn, url, old)
+                swap.old = _swap(conn, name, corpus_id, [_shard_id(t) for t in tasks], replace, timings)
     return get_corpus(engine, name), results
 
 

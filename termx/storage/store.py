@@ -8,7 +8,6 @@ An interrupted build leaves only a nameless corpus that the next command purges 
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -75,7 +74,7 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
         if not replace and _named(conn, name) is not None:
             raise _exists(name)
         corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
-        try:
+        with txn.staged_swap(conn, url, corpus_id) as swap:
             with conn.transaction():
                 with timings.stage("store documents", progress, len(shard.documents)) as advance:
                     _copy_documents(conn, corpus_id, shard_id, shard, advance)
@@ -89,18 +88,7 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
                     fault_point("create_index")
                     txn.index_partition_table(conn, shard_id)
             fault_point("staged")
-            old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
-        except BaseException:
-            with contextlib.suppress(psycopg.Error):  # a dead connection: the next command purges it
-                txn.purge(conn, url, corpus_id)
-            raise
-        finally:
-            with contextlib.suppress(psycopg.Error):
-                txn.disown(conn, txn.LOCK_CORPUS, corpus_id)
-        fault_point("purge")
-        if old is not None:
-            with contextlib.suppress(psycopg.Error):  # the swap is done; what is left, the next command purges
-                txn.purge(conn, url, old)
+            swap.old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
     return get_corpus(engine, name)
 
 

@@ -9,15 +9,18 @@ is dropped. Database conflicts surface as termx errors, never as raw driver exce
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusInUse, CorpusNotFound
+from termx.faults import fault_point
 from termx.storage.paths import cache_folder, sweep_cache
 
 # Advisory lock namespaces (the first key of the two-key form); the second key is an id or hashtext(name).
@@ -170,6 +173,35 @@ def purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:
         return True
     finally:
         disown(conn, LOCK_CORPUS, corpus_id)
+
+
+@dataclass
+class Swap:
+    """What the swap of a staged corpus retired: the old version's corpus id, purged once the swap is done."""
+
+    old: int | None = None
+
+
+@contextmanager
+def staged_swap(conn: psycopg.Connection, url: str, corpus_id: int) -> Iterator[Swap]:
+    """Around loading and swapping in staged corpus `corpus_id` (nameless, owned by this session through
+    LOCK_CORPUS): on any failure purge what was staged and re-raise; always disown it; after the swap purge the
+    version it retired (the body sets `.old`). Over a dead connection the next command's garbage collection
+    purges what is left."""
+    swap = Swap()
+    try:
+        yield swap
+    except BaseException:
+        with contextlib.suppress(psycopg.Error):
+            purge(conn, url, corpus_id)
+        raise
+    finally:
+        with contextlib.suppress(psycopg.Error):
+            disown(conn, LOCK_CORPUS, corpus_id)
+    fault_point("purge")
+    if swap.old is not None:
+        with contextlib.suppress(psycopg.Error):
+            purge(conn, url, swap.old)
 
 
 def collect_garbage(conn: psycopg.Connection, url: str) -> None:

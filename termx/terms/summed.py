@@ -16,7 +16,7 @@ import numpy as np
 from termx.index.units import Unit
 from termx.lookup import Shards, as_shards
 from termx.nulls import length_aware_poisson_adaptation
-from termx.storage.loaded import LoadedIndex, _interval
+from termx.storage.loaded import LoadedIndex
 from termx.terms.candidates import (
     NULL_BINS,
     P0_CEILING,
@@ -151,3 +151,35 @@ def _intervals(tokens, sa, flat, offsets, lo, hi):  # type: ignore[no-untyped-de
     for u in range(len(offsets) - 1):
         if offsets[u + 1] > offsets[u]:
             lo[u], hi[u] = _interval(tokens, sa, flat[offsets[u]:offsets[u + 1]])
+
+
+@nb.njit(cache=True)
+def _interval(tokens, sa, ids):  # type: ignore[no-untyped-def]
+    """<first, last> ranks of the suffixes starting with `ids` (last < first when none): LoadedIndex.interval's
+    two binary searches, compiled for the batches above (a single look-up uses bisect and loads no numba)."""
+    lo, hi = 0, len(sa)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _compare(tokens, sa[mid], ids) < 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    first = lo
+    hi = len(sa)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _compare(tokens, sa[mid], ids) <= 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return first, lo - 1
+
+
+@nb.njit(cache=True)
+def _compare(tokens, p, ids):  # type: ignore[no-untyped-def]
+    """-1/0/+1: the suffix at p against `ids`, looking at len(ids) tokens (0 ends every document)."""
+    for t in range(len(ids)):
+        a = tokens[p + t]
+        if a != ids[t]:
+            return -1 if a < ids[t] else 1
+    return 0
