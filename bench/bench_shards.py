@@ -6,9 +6,14 @@ build-without-DB ratio: seconds of build_shard summed over the shards / seconds 
 kasai on the same shards' token arrays. Then termx.stats p50/p99 on the 16-shard corpus vs the 1-shard corpus.
 With --terms: `terms --top 1000` on the 16-shard vs the 1-shard build (first call, which computes, sums and
 stores the candidates, and the warm query), and the overlap of the two top-1,000 lists.
+With --growth MB [MB ...]: synthetic corpora of those sizes (documents drawn from the real ones with a seed, their
+words shuffled, so the text compresses like text; generated here, never stored), each built with a fixed
+--growth-shard-size and 2 workers: wall time per token, the build-without-DB time per token, and the peak RSS of
+every worker, against the first (smallest) size.
 
     python bench/bench_shards.py --db postgresql://postgres@127.0.0.1:5432/termx_bench [--mb 23.5] [--shards 1 4 8 16]
     python bench/bench_shards.py --db ... --terms
+    python bench/bench_shards.py --db ... --growth 20 200 [--growth-shard-size 20]
 """
 
 from __future__ import annotations
@@ -92,6 +97,54 @@ def worker_memory(db: str, docs: list, sizes_mb: list[float]) -> None:  # type: 
                                                      2)}), flush=True)
 
 
+def synthetic(docs: list, mb: float, seed: int = 0) -> list:  # type: ignore[type-arg]
+    """About `mb` MB of documents drawn from `docs` with their words shuffled (seeded)."""
+    from termx.index.ingest import Document
+
+    rng = random.Random(seed)
+    out, size = [], 0
+    while size < mb * 1e6:
+        words = rng.choice(docs).text.split()
+        rng.shuffle(words)
+        text = " ".join(words)
+        out.append(Document(f"syn{len(out)}", text))
+        size += len(text.encode())
+    return out
+
+
+def growth(db: str, docs: list, sizes_mb: list[float], shard_mb: float) -> None:  # type: ignore[type-arg]
+    """One JSON line per size: ns per token end to end and without the database, peak worker RSS, vs the first."""
+    from termx.storage.db import get_engine
+    from termx.storage.shards import pool_runner, save_shards
+    from termx.storage.store import drop_corpus
+
+    engine = get_engine(db)
+    build_shard(docs[:1], Unit.byte)  # compile (or load) the numba kernels before anything is timed
+    first: dict[str, float] = {}
+    for mb in sizes_mb:
+        corpus = synthetic(docs, mb)
+        tokens = sum(len(d.text.encode()) for d in corpus)
+        groups = cut_shards(corpus, int(shard_mb * 1e6))
+        t0 = time.perf_counter()
+        _, results = save_shards(engine, "bench_growth", groups, Unit.byte, 4, replace=True, runner=pool_runner(2))
+        wall = time.perf_counter() - t0
+        drop_corpus(engine, "bench_growth")  # 200 MB of classes is ~10 GB of tables: not kept
+        t0 = time.perf_counter()
+        for group in groups[:2]:  # the build alone, on the first two shards (the rest are alike)
+            build_shard(group, Unit.byte)
+        build_tokens = sum(len(d.text.encode()) for g in groups[:2] for d in g)
+        build_ns = (time.perf_counter() - t0) / build_tokens * 1e9
+        full = [r for r in results if r.shard_no < len(groups) - 1] or results  # the last shard may be short
+        row = {"mb": round(tokens / 1e6, 1), "shards": len(groups), "wall_s": round(wall, 1),
+               "ns_per_token": round(wall / tokens * 1e9, 1), "build_ns_per_token": round(build_ns, 1),
+               "worker_peak_rss_mb": round(max(r.peak_rss_bytes for r in full) / 1e6)}
+        first = first or row
+        row |= {"ns_per_token_ratio": round(row["ns_per_token"] / first["ns_per_token"], 2),
+                "build_ratio": round(row["build_ns_per_token"] / first["build_ns_per_token"], 2),
+                "rss_ratio": round(row["worker_peak_rss_mb"] / first["worker_peak_rss_mb"], 2)}
+        print(json.dumps(row), flush=True)
+
+
 def terms_run(db: str, jsonl: Path, total: int, shards: list[int], repeats: int = 5) -> None:
     """`terms --top 1000` on each k-shard build: the first call (candidates computed, summed and stored; the index
     cache already warm), the warm query (median of `repeats`), and how many of the 1-shard top 1,000 the k-shard
@@ -145,8 +198,14 @@ def main() -> None:
                     help="only measure the peak RSS of pool workers at these shard sizes (MB), 2 workers")
     ap.add_argument("--terms", action="store_true",
                     help="only measure terms --top 1000 on 1 vs 16 shards (or --shards), first call and warm")
+    ap.add_argument("--growth", type=float, nargs="*", default=[],
+                    help="only measure growth: synthetic corpora of these sizes (MB), fixed shard size, 2 workers")
+    ap.add_argument("--growth-shard-size", type=float, default=20.0, help="MB per shard with --growth")
     args = ap.parse_args()
     docs = load_documents(args.mb)
+    if args.growth:
+        growth(args.db, docs, args.growth, args.growth_shard_size)
+        return
     if args.worker_sizes:
         worker_memory(args.db, docs, args.worker_sizes)
         return
