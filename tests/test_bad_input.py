@@ -17,7 +17,7 @@ from termx.cli import app
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage import store
+from termx.storage import classrows
 from termx.storage.store import list_corpora
 
 runner = CliRunner()
@@ -79,7 +79,7 @@ def test_server_connection_killed_mid_copy(db_env: str, tmp_path: Path, monkeypa
     """The backend doing the build's COPY is terminated (as when the server is shut down): one line, and the
     previous state is intact, and the next command works."""
     plain = db_env.replace("+psycopg", "")
-    original = store.class_rows
+    original = classrows.class_rows  # store imports it at each build, so the patch below is what it calls
 
     def killing_rows(*args: Any, **kwargs: Any) -> Iterator[Any]:
         rows = original(*args, **kwargs)
@@ -90,7 +90,7 @@ def test_server_connection_killed_mid_copy(db_env: str, tmp_path: Path, monkeypa
             assert killed.fetchall() == [(True,)]
         yield from rows
 
-    monkeypatch.setattr(store, "class_rows", killing_rows)
+    monkeypatch.setattr(classrows, "class_rows", killing_rows)
     docs = tmp_path / "d.txt"
     docs.write_text("Hi_Ho_Hi_Ho Hi_Ho Hi " * 50, encoding="utf-8")
     name = _name()
@@ -99,7 +99,7 @@ def test_server_connection_killed_mid_copy(db_env: str, tmp_path: Path, monkeypa
     # SQLAlchemy's pool logs a traceback when it cannot roll the dead connection back; outside pytest (which
     # captures logs) nothing but a handler on its logger keeps that off stderr.
     assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger("sqlalchemy").handlers)
-    monkeypatch.setattr(store, "class_rows", original)
+    monkeypatch.setattr(classrows, "class_rows", original)
     after = runner.invoke(app, ["corpora", "--format", "json"])
     assert after.exit_code == 0, after.output
     assert name not in {row["name"] for row in json.loads(after.stdout)}
