@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -13,16 +14,18 @@ from termx.index.units import Unit, split_words
 settings_db = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def documents(unit: Unit) -> st.SearchStrategy[list[str]]:
-    """Small random corpora (1-5 documents) for `unit`, over few symbols so substrings repeat within and across
-    documents; char corpora mix CJK and ASCII, word corpora draw from five words."""
-    if unit is Unit.byte:
-        doc = st.text(alphabet="ab_c", min_size=1, max_size=14)
-    elif unit is Unit.char:
-        doc = st.text(alphabet="日本語ab", min_size=1, max_size=12)
+def documents(unit: Unit, max_docs: int = 5,
+              symbols: str | Sequence[str] | None = None) -> st.SearchStrategy[list[str]]:
+    """Small random corpora (1 to `max_docs` documents) for `unit`, over few symbols so substrings repeat within
+    and across documents: byte corpora over "ab_c", char corpora mixing CJK and ASCII, word corpora drawn from
+    five words; `symbols` replaces the alphabet (byte, char) or the words (word)."""
+    if unit is Unit.word:
+        words = list(symbols or ["the", "cat", "a", ".", "mat"])
+        doc = st.lists(st.sampled_from(words), min_size=1, max_size=10).map(" ".join)
     else:
-        doc = st.lists(st.sampled_from(["the", "cat", "a", ".", "mat"]), min_size=1, max_size=10).map(" ".join)
-    return st.lists(doc, min_size=1, max_size=5)
+        alphabet = symbols or ("ab_c" if unit is Unit.byte else "日本語ab")
+        doc = st.text(alphabet=alphabet, min_size=1, max_size=14 if unit is Unit.byte else 12)
+    return st.lists(doc, min_size=1, max_size=max_docs)
 
 
 def token_lists(texts: list[str], unit: Unit) -> list[list[object]]:

@@ -25,7 +25,7 @@ from termx.lookup import concordance, find_in_shards, stats
 from termx.storage.loaded import load_shards
 from termx.storage.shards import pool_runner, save_shards
 
-from .oracle import df_k, substring_occurrences, token_lists
+from .oracle import df_k, documents, substring_occurrences, token_lists
 
 KMAX = 3
 IN_PROCESS = pool_runner(1)
@@ -83,23 +83,11 @@ cut_points = st.lists(st.integers(min_value=1, max_value=7), min_size=0, max_siz
 settings_db = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+@pytest.mark.parametrize("unit", list(Unit))
 @settings_db
-@given(texts=st.lists(st.text(alphabet="ab_c", min_size=1, max_size=12), min_size=1, max_size=7), cuts=cut_points)
-def test_byte_shards_sum_to_brute_force(engine: Engine, texts: list[str], cuts: list[int]) -> None:
-    _check(engine, texts, cuts, Unit.byte)
-
-
-@settings_db
-@given(texts=st.lists(st.text(alphabet="日本語ab", min_size=1, max_size=10), min_size=1, max_size=7), cuts=cut_points)
-def test_char_shards_sum_to_brute_force(engine: Engine, texts: list[str], cuts: list[int]) -> None:
-    _check(engine, texts, cuts, Unit.char)
-
-
-@settings_db
-@given(texts=st.lists(st.lists(st.sampled_from(["the", "cat", "a", ".", "mat"]), min_size=1, max_size=8)
-                      .map(" ".join), min_size=1, max_size=7), cuts=cut_points)
-def test_word_shards_sum_to_brute_force(engine: Engine, texts: list[str], cuts: list[int]) -> None:
-    _check(engine, texts, cuts, Unit.word)
+@given(data=st.data(), cuts=cut_points)
+def test_shards_sum_to_brute_force(engine: Engine, unit: Unit, data: st.DataObject, cuts: list[int]) -> None:
+    _check(engine, data.draw(documents(unit, max_docs=7)), cuts, unit)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

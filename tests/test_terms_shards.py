@@ -12,6 +12,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
@@ -30,6 +31,7 @@ from termx.terms.candidates import NULL_BINS, P0_CEILING
 from termx.wordbreak import Scorer, Segmenter
 from termx.wordbreak.merged import merged_index
 
+from .oracle import documents
 from .test_shards import _docs as shard_docs
 from .test_shards import _groups as cut_groups
 from .test_shards import _name, cut_points
@@ -96,23 +98,16 @@ def _check_terms(engine: Engine, texts: list[str], cuts: list[int], unit: Unit) 
             assert sharded == whole
 
 
+# spaced byte text (the whole-word rule of candidates) and words that make terms
+TERM_SYMBOLS = {Unit.byte: "ab c", Unit.char: None, Unit.word: ["wind", "cat", "farm", ".", "blade"]}
+
+
+@pytest.mark.parametrize("unit", list(Unit))
 @fast
-@given(texts=st.lists(st.text(alphabet="ab c", min_size=1, max_size=14), min_size=1, max_size=7), cuts=cut_points)
-def test_byte_terms_of_shards_are_summed_and_ranked(engine: Engine, texts: list[str], cuts: list[int]) -> None:
-    _check_terms(engine, texts, cuts, Unit.byte)
-
-
-@fast
-@given(texts=st.lists(st.text(alphabet="日本語ab", min_size=1, max_size=10), min_size=1, max_size=7), cuts=cut_points)
-def test_char_terms_of_shards_are_summed_and_ranked(engine: Engine, texts: list[str], cuts: list[int]) -> None:
-    _check_terms(engine, texts, cuts, Unit.char)
-
-
-@fast
-@given(texts=st.lists(st.lists(st.sampled_from(["wind", "cat", "farm", ".", "blade"]), min_size=1, max_size=8)
-                      .map(" ".join), min_size=1, max_size=7), cuts=cut_points)
-def test_word_terms_of_shards_are_summed_and_ranked(engine: Engine, texts: list[str], cuts: list[int]) -> None:
-    _check_terms(engine, texts, cuts, Unit.word)
+@given(data=st.data(), cuts=cut_points)
+def test_terms_of_shards_are_summed_and_ranked(engine: Engine, unit: Unit, data: st.DataObject,
+                                               cuts: list[int]) -> None:
+    _check_terms(engine, data.draw(documents(unit, max_docs=7, symbols=TERM_SYMBOLS[unit])), cuts, unit)
 
 
 def _both(engine: Engine, texts: list[str], cuts: list[int]) -> tuple[dict[str, dict], dict[str, dict]]:  # type: ignore[type-arg]
