@@ -49,7 +49,9 @@ TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0` printed (c
     "pku": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.25, "weight": 4.0, "theta": -24.0},
     "ja": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": -16.0},
 }
-PREVIOUS = {  # what the same script printed before its grid had nVBE autonomy (the unspaced default until then)
+PREVIOUS = {  # the defaults before this round: pku/ja as printed before the grid had nVBE autonomy; reuters the
+    # hand-chosen spaced defaults that no script printed
+    "reuters": {"theta0": 32.0, "kappa": 10.0, "autonomy": 0.0, "weight": 1.0, "theta": 2.0},
     "pku": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": -24.0},
     "ja": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": -16.0},
 }
@@ -93,10 +95,15 @@ def reuters(engine: sa.Engine, out: dict[str, Any]) -> None:
                             results_dir=folder, replace=True)
     seconds = time.perf_counter() - t0
     rows = table(report)
+    previous = run_whitespace(engine, docs, "bench_seg_reuters", scorers=[Scorer.branching], eval_docs=EVAL_DOCS,
+                              options={"branching": PREVIOUS["reuters"]}, results_dir=folder / "previous",
+                              replace=True)
+    rows += [{**r, "scorer": "branching (previous defaults)"} for r in table(previous) if r["scorer"] == "branching"]
     print(render(rows, "table", title=f"Reuters alnum: {report.eval_documents} documents scored "
                                       f"({report.characters:,} characters), {report.context_documents} context"))
     tests = paired(folder, folder, "branching", "freq") + paired(folder, folder, "adaptation", "freq") + \
-        paired(folder, folder, "branching", "adaptation")
+        paired(folder, folder, "branching", "adaptation") + \
+        paired(folder, folder / "previous", "branching", "branching", None, "defaults", "previous")
     print(render(tests, "table", title="paired tests over documents (boundary-decision error rate)"))
     out["reuters"] = {"rows": rows, "tests": tests, "seconds": report.seconds, "wall_seconds": seconds,
                       "characters": report.characters, "eval_documents": report.eval_documents,

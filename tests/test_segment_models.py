@@ -3,6 +3,8 @@ it is trained once and stored with its corpus, loaded afterwards, and invalidate
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import sqlalchemy as sa
@@ -63,6 +65,14 @@ def test_tables_hold_only_what_scores_need() -> None:
     assert 0 < words <= len(tables.fkeys) < len(index.cls_i) * seg.max_len
     assert np.isfinite(tables.flogp).sum() == words
     assert tables.segment_lines(["thecatsatonthemat"]) == [["the", "cat", "sat", "on", "the", "mat"]]
+
+
+def test_a_changed_default_changes_the_stored_models_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model stored under the old defaults must not be found once a default changes (same flags)."""
+    before = stored_module.model_key(20, {})
+    monkeypatch.setitem(DEFAULTS, "unspaced", replace(DEFAULTS["unspaced"], autonomy=0.0))
+    assert stored_module.model_key(20, {}) != before
+    assert stored_module.model_key(20, {"autonomy": 0.0}) != stored_module.model_key(20, {})
 
 
 def test_unspaced_scripts_get_their_own_defaults() -> None:

@@ -36,13 +36,13 @@ CHUNK_TOKENS = 1 << 20
 
 @dataclass(frozen=True)
 class BranchingParams:
-    """Hyper-parameters of the branching scorer (defaults tuned on Reuters development documents)."""
+    """Hyper-parameters of the branching scorer (defaults: the `spaced` ones, tuned on Reuters devtest)."""
 
     window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
     kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
     theta0: float = 32.0      # evidence threshold of the self-training segmentation
-    weight: float = 1.0       # λ, weight of the word model
-    theta: float = 2.0        # evidence threshold of the final segmentation
+    weight: float = 2.0       # λ, weight of the word model
+    theta: float = -4.0       # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
     autonomy: float = 0.0     # ν, weight of the nVBE autonomy · length in a word's value
 
@@ -52,8 +52,9 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): chosen by hand on 300 Reuters context documents (docs/segment.md);
-    # `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed weight 2, theta -4 instead (grid edge).
+    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0` printed, run once
+    # per theta0 of its grid (--theta0 16, 24, 32, 48; best devtest boundary F1 .8978, .9018, .9037, .9011 on 300
+    # context documents): theta0 32, kappa 10, weight 2, theta -4 (weight and theta at the grid's edge).
     "spaced": BranchingParams(),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
     # (devtest word F1 .7164 on 49 PKU pseudo-documents with nVBE autonomy ν = 0.25; the same grid's best
