@@ -6,9 +6,10 @@
   per-document boundary-decision error rate, termx.evaluation) for branching vs freq, adaptation vs freq and
   branching vs adaptation. The branching defaults were tuned on 300 other Reuters documents (never these).
 - Chinese, SIGHAN 2005 PKU test: the gold file de-spaced and indexed alone (unit char, raw, 10 lines per
-  pseudo-document), word F1 as the bakeoff scorer counts, with the default (Reuters-tuned) parameters and with
-  the parameters bench/tune_segment.py printed for `--data pku --seed 0` (`TUNED`, chosen on the devtest
-  pseudo-documents); every figure is pooled over the *test* pseudo-documents of that split only.
+  pseudo-document), word F1 as the bakeoff scorer counts, with the code's defaults, with the parameters
+  bench/tune_segment.py printed for `--data pku --seed 0` (`TUNED`, chosen on the devtest pseudo-documents)
+  and with the previous default (`PREVIOUS`, no nVBE autonomy); every figure is pooled over the *test*
+  pseudo-documents of that split only.
 - Japanese, UD GSD dev: the same (tune_segment.py `--data ja`) with the treebank's tokens as gold.
 - Speed: characters/s of segmenting corpus text (class-tree path) and new text (suffix-array path), next to the
   letter-change baseline segmenting the same text; the whole `whitespace` run on the 1 M-character evaluation set
@@ -45,8 +46,14 @@ RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
 TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0` printed (chosen on devtest, never on test)
-    "pku": {"theta0": 0.0, "kappa": 10.0, "weight": 4.0, "theta": -24.0},
-    "ja": {"theta0": 0.0, "kappa": 10.0, "weight": 4.0, "theta": -16.0},
+    "pku": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.25, "weight": 4.0, "theta": -24.0},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": -16.0},
+}
+PREVIOUS = {  # the defaults before this round: pku/ja as printed before the grid had nVBE autonomy; reuters the
+    # hand-chosen spaced defaults that no script printed
+    "reuters": {"theta0": 32.0, "kappa": 10.0, "autonomy": 0.0, "weight": 1.0, "theta": 2.0},
+    "pku": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": -24.0},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": -16.0},
 }
 SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
 
@@ -88,10 +95,15 @@ def reuters(engine: sa.Engine, out: dict[str, Any]) -> None:
                             results_dir=folder, replace=True)
     seconds = time.perf_counter() - t0
     rows = table(report)
+    previous = run_whitespace(engine, docs, "bench_seg_reuters", scorers=[Scorer.branching], eval_docs=EVAL_DOCS,
+                              options={"branching": PREVIOUS["reuters"]}, results_dir=folder / "previous",
+                              replace=True)
+    rows += [{**r, "scorer": "branching (previous defaults)"} for r in table(previous) if r["scorer"] == "branching"]
     print(render(rows, "table", title=f"Reuters alnum: {report.eval_documents} documents scored "
                                       f"({report.characters:,} characters), {report.context_documents} context"))
     tests = paired(folder, folder, "branching", "freq") + paired(folder, folder, "adaptation", "freq") + \
-        paired(folder, folder, "branching", "adaptation")
+        paired(folder, folder, "branching", "adaptation") + \
+        paired(folder, folder / "previous", "branching", "branching", None, "defaults", "previous")
     print(render(tests, "table", title="paired tests over documents (boundary-decision error rate)"))
     out["reuters"] = {"rows": rows, "tests": tests, "seconds": report.seconds, "wall_seconds": seconds,
                       "characters": report.characters, "eval_documents": report.eval_documents,
@@ -147,16 +159,18 @@ def speed(engine: sa.Engine, out: dict[str, Any], report: WhitespaceReport) -> N
 
 
 def asian(engine: sa.Engine, out: dict[str, Any], key: str, seed: int) -> None:
-    """Every scorer with the default (Reuters-tuned) parameters, then branching with the parameters
-    bench/tune_segment.py chose on this data's devtest split, all scored on the test split only (the whole text
-    is indexed, as in tune_segment.py); paired tests over the test pseudo-documents."""
+    """Every scorer with the code's defaults (branching: `model.DEFAULTS["unspaced"]`, PKU's choice), then
+    branching with the parameters bench/tune_segment.py chose on this data's devtest split and with the previous
+    default (before nVBE autonomy), all scored on the test split only (the whole text is indexed, as in
+    tune_segment.py); paired tests over the test pseudo-documents."""
     spaced, _dev, test, _unit, _cond = documents(key, seed, 300, 0.25)
     raw = pku_gold_lines() if key == "pku" else ud_japanese_lines()
     source = [Document(f"l{n}", line) for n, line in enumerate(raw)]
     folder = RESULTS / f"segment-{key}"
     rows: list[dict[str, Any]] = []
-    for label, options, sub in (("default (Reuters-tuned)", {}, "default"),
-                                (f"tuned on {key} devtest (seed {seed})", TUNED[key], "tuned")):
+    for label, options, sub in (("code defaults", {}, "default"),
+                                (f"tuned on {key} devtest (seed {seed})", TUNED[key], "tuned"),
+                                ("previous default (no autonomy)", PREVIOUS[key], "previous")):
         scorers = [Scorer.branching] if options else SCORERS
         report = run_whitespace(engine, source, f"bench_seg_{key}", unit=Unit.char, condition=Condition.raw,
                                 lines_per_doc=PER_DOC, scorers=scorers, options={"branching": options},
@@ -166,7 +180,7 @@ def asian(engine: sa.Engine, out: dict[str, Any], key: str, seed: int) -> None:
                 continue
             rows.append({"params": label if r["scorer"] == "branching" else "-", **r})
     keep = {spaced[k].name for k in test}
-    tests = (paired(folder / "tuned", folder / "default", "branching", "branching", keep, "tuned", "default")
+    tests = (paired(folder / "tuned", folder / "previous", "branching", "branching", keep, "tuned", "previous")
              + paired(folder / "tuned", folder / "default", "branching", "freq", keep, "tuned")
              + paired(folder / "default", folder / "default", "adaptation", "freq", keep))
     chars = sum(len(d.text) for k, d in enumerate(spaced) if k in set(test))
@@ -174,7 +188,8 @@ def asian(engine: sa.Engine, out: dict[str, Any], key: str, seed: int) -> None:
                                       f"{PER_DOC} lines, {chars:,} characters; parameters {TUNED[key]}"))
     print(render(tests, "table", title=f"{key}: paired tests over the test pseudo-documents"))
     out[key] = {"split": f"bench/tune_segment.py --data {key} --seed {seed}: test split", "test_documents":
-                len(test), "characters": chars, "tuned": TUNED[key], "rows": rows, "tests": tests}
+                len(test), "characters": chars, "tuned": TUNED[key], "previous": PREVIOUS[key], "rows": rows,
+                "tests": tests}
 
 
 def main() -> None:

@@ -11,8 +11,9 @@ segmented or scored here. The published figures (bench/bench_segment.py) are com
   drawn with `--seed`, test = the rest.
 - ja: UD Japanese GSD dev sentences, 10 per pseudo-document, split as pku.
 
-The search: for each (theta0, kappa) the self-trained model is built once; (weight, theta) only change the
-final Viterbi scores, so they are searched on the trained model. The winner is the highest pooled boundary F1
+The search: for each (theta0, kappa) the self-trained model (with its nVBE autonomy table when the grid has an
+`autonomy` ν ≠ 0) is built once; (autonomy, weight, theta) only change the final Viterbi scores, so they are
+searched on the trained model. The winner is the highest pooled boundary F1
 (word F1 for pku/ja, the bakeoff's measure) on devtest; ties go to the earlier grid point.
 
 Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values)
@@ -44,9 +45,9 @@ from termx.wordbreak import Scorer, Segmenter
 GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"theta0": [16.0, 24.0, 32.0, 48.0], "kappa": [10.0],
                 "weight": [0.5, 1.0, 2.0], "theta": [-4.0, -2.0, 0.0, 2.0, 4.0, 8.0]},
-    "pku": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0],
+    "pku": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0], "autonomy": [0.0, 0.25, 0.5, 1.0, 2.0],
             "weight": [0.5, 1.0, 2.0, 3.0, 4.0], "theta": [-32.0, -24.0, -16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
-    "ja": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0],
+    "ja": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0], "autonomy": [0.0, 0.25, 0.5, 1.0, 2.0],
            "weight": [0.5, 1.0, 2.0, 3.0, 4.0], "theta": [-32.0, -24.0, -16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
 }
 PER_DOC = 10
@@ -111,23 +112,28 @@ def main() -> None:
         rows: list[dict[str, Any]] = []
         for theta0, kappa in itertools.product(grid["theta0"], grid["kappa"]):
             t0 = time.perf_counter()
-            seg = Segmenter(index, Scorer.branching, options={"theta0": theta0, "kappa": kappa})
+            nus = grid.get("autonomy", [0.0])
+            seg = Segmenter(index, Scorer.branching, options={"theta0": theta0, "kappa": kappa,
+                                                              "autonomy": max(nus, key=abs)})
             train_s = time.perf_counter() - t0
             assert seg.model is not None
-            for weight, theta in itertools.product(grid["weight"], grid["theta"]):
-                seg.model.set_final(weight, theta)  # (assigning model.params alone left the search unchanged)
+            for nu, weight, theta in itertools.product(nus, grid["weight"], grid["theta"]):
+                seg.model.set_final(weight, theta, nu)  # (assigning model.params alone left the search unchanged)
                 scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev))
-                rows.append({"theta0": theta0, "kappa": kappa, "weight": weight, "theta": theta,
+                rows.append({"theta0": theta0, "kappa": kappa, "autonomy": nu, "weight": weight, "theta": theta,
                              "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
                              "train_s": round(train_s, 1)})
             best_here = max(r[f"{measure}_f1"] for r in rows if r["theta0"] == theta0 and r["kappa"] == kappa)
             print(f"theta0={theta0:g} kappa={kappa:g}: best devtest {measure} F1 {best_here:.4f} "
                   f"(trained in {train_s:.1f} s)", flush=True)
         best = max(rows, key=lambda r: r[f"{measure}_f1"])  # max keeps the first of equal scores
-        chosen = {k: best[k] for k in ("theta0", "kappa", "weight", "theta")}
+        chosen = {k: best[k] for k in ("theta0", "kappa", "autonomy", "weight", "theta")}
+        plain = max((r for r in rows if r["autonomy"] == 0), key=lambda r: r[f"{measure}_f1"], default=None)
         print(json.dumps({"data": args.data, "seed": args.seed, "devtest_documents": len(dev),
                           "test_documents_never_scored_here": len(test), "measure": f"{measure}_f1",
-                          "devtest_f1": best[f"{measure}_f1"], "chosen": chosen}, indent=2))
+                          "devtest_f1": best[f"{measure}_f1"], "chosen": chosen,
+                          "best_without_autonomy": plain and {k: plain[k] for k in (*chosen, f"{measure}_f1")}},
+                         indent=2))
     finally:
         drop_corpus(engine, corpus)
 

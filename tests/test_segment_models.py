@@ -3,6 +3,8 @@ it is trained once and stored with its corpus, loaded afterwards, and invalidate
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import sqlalchemy as sa
@@ -35,11 +37,11 @@ def _compact(seg: Segmenter) -> CompactModel:
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.text(alphabet="ab1é東", min_size=1, max_size=30), min_size=1, max_size=4),
        st.sampled_from([Unit.byte, Unit.char]), st.integers(1, 4), st.integers(2, 8),
-       st.lists(st.text(alphabet="ab1é東x ", max_size=20), max_size=3))
+       st.lists(st.text(alphabet="ab1é東x ", max_size=20), max_size=3), st.sampled_from([0.0, 1.5]))
 def test_tables_segment_like_the_class_tree_and_the_suffix_array(texts: list[str], unit: Unit, window: int,
-                                                                 max_len: int, new: list[str]) -> None:
+                                                                 max_len: int, new: list[str], nu: float) -> None:
     index = memory_index(texts, unit)
-    seg = Segmenter(index, Scorer.branching, max_len, {"window": window, "theta0": 1.0})
+    seg = Segmenter(index, Scorer.branching, max_len, {"window": window, "theta0": 1.0, "autonomy": nu})
     tables = _compact(seg)
     spans = [(int(index.doc_start[d]), int(index.doc_start[d] + index.doc_len[d])) for d in range(index.n_docs)]
     inside = seg.corpus_spans(spans)
@@ -63,6 +65,14 @@ def test_tables_hold_only_what_scores_need() -> None:
     assert 0 < words <= len(tables.fkeys) < len(index.cls_i) * seg.max_len
     assert np.isfinite(tables.flogp).sum() == words
     assert tables.segment_lines(["thecatsatonthemat"]) == [["the", "cat", "sat", "on", "the", "mat"]]
+
+
+def test_a_changed_default_changes_the_stored_models_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model stored under the old defaults must not be found once a default changes (same flags)."""
+    before = stored_module.model_key(20, {})
+    monkeypatch.setitem(DEFAULTS, "unspaced", replace(DEFAULTS["unspaced"], autonomy=0.0))
+    assert stored_module.model_key(20, {}) != before
+    assert stored_module.model_key(20, {"autonomy": 0.0}) != stored_module.model_key(20, {})
 
 
 def test_unspaced_scripts_get_their_own_defaults() -> None:

@@ -5,12 +5,15 @@ alone: a word may start at b > 0 at the cost θ₀ − evidence(b). (2) The word
 per candidate string (a (class, length) pair of the index), giving log P(w) = log((count(w) + ε) / words).
 (3) The final score of a word w starting at p is
 
-    S(w, p) = λ · log P(w) + [p > 0] · (evidence(p) − θ)
+    S(w, p) = λ · [log P(w) + ν · a(w) · |w|] + [p > 0] · (evidence(p) − θ)
 
-and Viterbi maximises the sum. A word of the model has count(w) > 0; besides them only single characters are
-allowed (at log P = log(ε / words)), so the model is a finite table that new text can be segmented from
-(termx.wordbreak.compact). Step (2) fixes what raw substring counts get wrong ("ofthe" occurs 15,000
-times as a substring but is rarely a word of the evidence segmentation).
+where a(w) is the autonomy of w from the normalized variation of branching entropy (termx.wordbreak.nvbe; 0 for
+w longer than the window; ν = 0 leaves it out), and Viterbi maximises the sum. A word of the model has
+count(w) > 0; besides them only single characters are allowed (at log P = log(ε / words) + ν · a(x), a(x) of a
+character occurring once), so the model is a finite table that new text can be segmented from
+(termx.wordbreak.compact: it stores the word values as they are, so ν needs nothing new there). Step (2)
+fixes what raw substring counts get wrong ("ofthe" occurs 15,000 times as a substring but is rarely a word of
+the evidence segmentation).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from termx.progress import Progress, Silent
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import Branching, _evidence, branching, corpus_classes
+from termx.wordbreak.nvbe import autonomy_table
 from termx.wordbreak.viterbi import WordScores, _cuts, _forward, evidence_offsets
 
 CHUNK_TOKENS = 1 << 20
@@ -32,14 +36,15 @@ CHUNK_TOKENS = 1 << 20
 
 @dataclass(frozen=True)
 class BranchingParams:
-    """Hyper-parameters of the branching scorer (defaults tuned on Reuters development documents)."""
+    """Hyper-parameters of the branching scorer (defaults: the `spaced` ones, tuned on Reuters devtest)."""
 
     window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
     kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
     theta0: float = 32.0      # evidence threshold of the self-training segmentation
-    weight: float = 1.0       # λ, weight of the word model
-    theta: float = 2.0        # evidence threshold of the final segmentation
+    weight: float = 2.0       # λ, weight of the word model
+    theta: float = -4.0       # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
+    autonomy: float = 0.0     # ν, weight of the nVBE autonomy · length in a word's value
 
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
@@ -47,13 +52,15 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): chosen by hand on 300 Reuters context documents (docs/segment.md);
-    # `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed weight 2, theta -4 instead (grid edge).
+    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0` printed, run once
+    # per theta0 of its grid (--theta0 16, 24, 32, 48; best devtest boundary F1 .8978, .9018, .9037, .9011 on 300
+    # context documents): theta0 32, kappa 10, weight 2, theta -4 (weight and theta at the grid's edge).
     "spaced": BranchingParams(),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
-    # (devtest word F1 .7094 on 49 PKU pseudo-documents; `--data ja` chose the same theta0/kappa with
-    # weight 4, theta -16).
-    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, weight=4.0, theta=-24.0),
+    # (devtest word F1 .7164 on 49 PKU pseudo-documents with nVBE autonomy ν = 0.25; the same grid's best
+    # without autonomy, the previous default theta0 0, weight 4, theta -24, scores .7118; `--data ja` chose
+    # ν = 0, weight 4, theta -16).
+    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=4.0, theta=-24.0),
 }
 """Default branching parameters per kind of script, the one place they are kept."""
 
@@ -75,19 +82,42 @@ class BranchingModel:
         sil = np.minimum(index.cls_sil.astype(np.int64), max_len)
         self.type_count = np.maximum(sil - index.cls_lbl, 0)
         self.type_offset = np.concatenate([[0], np.cumsum(self.type_count)[:-1]]).astype(np.int64)
-        counts, words = self._self_train(progress)
+        self.trained = self._self_train(progress)
+        self.autonomy, self.autonomy_single = np.zeros(len(self.trained[0])), 0.0
+        self.has_autonomy = bool(params.autonomy)
+        if self.has_autonomy:
+            progress.start("autonomy", None)
+            values, self.autonomy_single = autonomy_table(index, tree, self.branching, min(params.window, max_len),
+                                                          list(document_chunks(index)), self.type_offset,
+                                                          len(self.trained[0]))
+            self.autonomy = np.nan_to_num(values, nan=0.0) * self._type_lengths()
+            progress.finish()
+        self.set_final(params.weight, params.theta, params.autonomy)
+
+    def _type_lengths(self) -> np.ndarray:
+        """|w| of every (class, length) pair, in the order of `counts`."""
+        starts = np.repeat(self.type_offset[:len(self.type_count)], self.type_count)  # (one offset with no class)
+        return (np.arange(len(starts)) - starts + np.repeat(self.index.cls_lbl + 1, self.type_count)).astype(float)
+
+    def set_final(self, weight: float, theta: float, autonomy: float | None = None) -> None:
+        """Set λ, θ (and ν, if the model was built with ν ≠ 0) of the final segmentation without repeating
+        self-training (they play no part in it): the stored parameters and the word scores the search reads."""
+        nu = self.params.autonomy if autonomy is None else autonomy
+        if nu and not self.has_autonomy:
+            raise ValueError("the autonomy table is built only when the model is built with autonomy != 0")
+        self.params = replace(self.params, weight=weight, theta=theta, autonomy=nu)
+        self._set_values(*self.trained)
+
+    def _set_values(self, counts: np.ndarray, words: int) -> None:
+        """Word values log P(w) + ν · a(w) · |w| from word counts (−inf for a string that is no word)."""
+        p = self.params
         self.counts = counts
         with np.errstate(divide="ignore"):
-            self.log_p = np.where(counts > 0, np.log(counts + params.smoothing) - np.log(max(words, 1)), -np.inf)
-        self.log_p_unknown = float(np.log(params.smoothing) - np.log(max(words, 1)))
-        self.words = WordScores(self.log_p, self.log_p_unknown, params.weight, params.theta, index.cls_lbl,
+            log_p = np.where(counts > 0, np.log(counts + p.smoothing) - np.log(max(words, 1)), -np.inf)
+        self.log_p = log_p + p.autonomy * self.autonomy
+        self.log_p_unknown = float(np.log(p.smoothing) - np.log(max(words, 1)) + p.autonomy * self.autonomy_single)
+        self.words = WordScores(self.log_p, self.log_p_unknown, p.weight, p.theta, self.index.cls_lbl,
                                 self.type_offset, 1)
-
-    def set_final(self, weight: float, theta: float) -> None:
-        """Change λ and θ of the final segmentation without retraining (they play no part in self-training):
-        both the stored parameters and the word scores the search reads."""
-        self.params = replace(self.params, weight=weight, theta=theta)
-        self.words = replace(self.words, weight=weight, theta=theta)
 
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
         """Segment every document by evidence alone and count its words per (class, length)."""

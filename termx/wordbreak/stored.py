@@ -17,6 +17,7 @@ from termx.progress import Progress
 from termx.storage.models import cache_model, find_model, save_model
 from termx.storage.store import get_corpus
 from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
+from termx.wordbreak.model import DEFAULTS
 from termx.wordbreak.scoring import Scorer
 from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, scorer_params
 
@@ -26,10 +27,12 @@ _memo: dict[tuple[str, int, str, str], CompactModel] = {}
 
 
 def model_key(max_len: int, options: Mapping[str, float] | None, shards: int = 1) -> str:
-    """The settings a model is trained with, as canonical JSON (the look-up key of a stored model). A corpus of
-    several shards adds its shard count: an --append keeps the corpus row, so this is what retires its model."""
+    """The settings a model is trained with, as canonical JSON (the look-up key of a stored model). The defaults
+    are part of it, so a model stored before a default changed is trained again; a corpus of several shards adds
+    its shard count: an --append keeps the corpus row, so this is what retires its model."""
     scorer_params(Scorer.branching, options or {})  # bad parameters fail before anything is loaded
-    key: dict[str, object] = {"format": FORMAT, "max_len": max_len, "options": dict(sorted((options or {}).items()))}
+    key: dict[str, object] = {"format": FORMAT, "max_len": max_len, "options": dict(sorted((options or {}).items())),
+                              "defaults": {kind: p.as_dict() for kind, p in DEFAULTS.items()}}
     if shards > 1:
         key["shards"] = shards
     return json.dumps(key, sort_keys=True)
