@@ -120,3 +120,27 @@ def test_multi_shard_sketches_and_related(engine: Engine, name: str) -> None:
         whole = np.array(sorted(brute_documents(texts, Unit.byte, pattern)), dtype=np.int64)
         assert df == len(whole) and sk.tolist() == bottom_k(doc_hashes(whole), k).tolist()
     assert _agree(engine, name, texts, Unit.byte, ["oil", "yen", "wheat", "said"]) > 30
+
+
+def test_sql_jdf_on_shards_is_the_library_and_brute_force(engine: Engine, name: str) -> None:
+    """SQL termx.jdf sums over the shards: df, jdf and the document table equal the library's and brute force."""
+    from termx.jdf.pairs import jdf_pairs
+
+    texts = _texts(90, seed=5)
+    docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
+    save_shards(engine, name, [docs[:30], docs[30:31], docs[31:]], Unit.byte, 2, runner=pool_runner(1))
+    parts = load_parts(engine, name, with_sketches=False)
+    for x, y in (("oil", "crude"), ("yen", "the"), ("said", "OPEC output"), ("oil", "no such string")):
+        lib = jdf_pairs(parts, x, [y])[0]
+        with engine.connect() as conn:
+            row = conn.execute(sa.text("SELECT * FROM termx.jdf(:c, :x, :y)"),
+                               {"c": name, "x": x, "y": y}).mappings().one()
+        dx, dy = brute_documents(texts, Unit.byte, x), brute_documents(texts, Unit.byte, y)
+        assert (row["df_x"], row["df_y"], row["jdf"], row["documents"]) == (len(dx), len(dy), len(dx & dy), 90)
+        assert {k: row[k] for k in ("df_x", "df_y", "jdf", "documents")} == {k: lib[k] for k in
+                                                                              ("df_x", "df_y", "jdf", "documents")}
+        assert row["x_and_y"] + row["x_only"] + row["y_only"] + row["neither"] == 90
+        for measure in ("pmi", "dice", "g2"):
+            assert (row[measure] is None) == (lib[measure] is None)
+            if row[measure] is not None:
+                assert row[measure] == pytest.approx(lib[measure], rel=1e-9)

@@ -73,20 +73,12 @@ BEGIN
 END
 $fn$;
 
--- Documents holding a pattern (any string: its interval from termx.find_class).
+-- Global numbers of the documents holding a pattern (any string), over every shard of the corpus: the shards'
+-- suffix-array intervals (termx._related_docs, related.sql; plpgsql resolves it when it runs).
 CREATE OR REPLACE FUNCTION termx._jdf_docs(corpus text, pattern text) RETURNS integer[]
 LANGUAGE plpgsql STABLE AS $fn$
-DECLARE
-    c record;
-    f record;
 BEGIN
-    c := termx._corpus_info(corpus);
-    SELECT * INTO f FROM termx.find_class(corpus, pattern);
-    IF coalesce(f.freq, 0) = 0 THEN
-        RETURN '{}';
-    END IF;
-    RETURN termx._interval_docs(c.shard_id, f.i, f.j,
-        ARRAY(SELECT x.start FROM termx.document x WHERE x.corpus_id = c.corpus_id ORDER BY x.doc_no));
+    RETURN termx._related_docs(corpus, (termx._corpus(corpus)).corpus_id, pattern);
 END
 $fn$;
 
@@ -99,7 +91,7 @@ LANGUAGE plpgsql STABLE AS $fn$
 DECLARE
     dx integer[] := termx._jdf_docs(corpus, x_text);
     dy integer[] := termx._jdf_docs(corpus, y_text);
-    d integer := (termx._corpus_info(corpus)).documents;
+    d integer := (termx._corpus(corpus)).documents;
     a integer;
     m record;
 BEGIN
