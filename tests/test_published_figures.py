@@ -57,8 +57,8 @@ def bench_modules():  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("key", ["pku", "ja"])
 def test_unspaced_test_split_word_f1(engine: Engine, key: str) -> None:
-    """Branching with the parameters tune_segment.py chose, scored on the test pseudo-documents only (PKU: the
-    unspaced defaults, which must be what the script chose)."""
+    """Branching with default flags, scored on the test pseudo-documents only; the defaults for the script (PKU:
+    `unspaced`, Japanese: `kana`) must be what tune_segment.py chose."""
     if not (PKU if key == "pku" else JA).is_file():
         pytest.skip(f"no {key} data under {DATA}")
     data, tune, bench = bench_modules()
@@ -66,9 +66,9 @@ def test_unspaced_test_split_word_f1(engine: Engine, key: str) -> None:
     assert not set(dev) & set(test)
     lines = data.pku_gold_lines() if key == "pku" else data.ud_japanese_lines()
     options = bench.TUNED[key]
-    if key == "pku":
-        assert {k: DEFAULTS["unspaced"].as_dict()[k] for k in options} == options
-        options = {}  # default flags
+    defaults = DEFAULTS["unspaced" if key == "pku" else "kana"].as_dict()
+    assert {k: defaults[k] for k in options} == options
+    options = {}  # default flags
     corpus = f"published_{key}"
     try:
         report = run_whitespace(engine, [Document(f"l{n}", line) for n, line in enumerate(lines)], corpus,

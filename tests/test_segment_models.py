@@ -78,7 +78,9 @@ def test_a_changed_default_changes_the_stored_models_key(monkeypatch: pytest.Mon
 def test_unspaced_scripts_get_their_own_defaults() -> None:
     han = memory_index(["北京大学生前来应聘" * 3, "研究生命起源" * 3], Unit.char)
     latin = memory_index(["the cat sat on the mat 北京"] * 3, Unit.char)
+    kana = memory_index(["東京都に住んでいる学生です" * 3, "日本語の文を単語に分ける" * 3], Unit.char)
     assert Segmenter(han, Scorer.branching).params == DEFAULTS["unspaced"].as_dict()
+    assert Segmenter(kana, Scorer.branching).params == DEFAULTS["kana"].as_dict() != DEFAULTS["unspaced"].as_dict()
     assert Segmenter(latin, Scorer.branching).params == DEFAULTS["spaced"].as_dict()
     assert Segmenter(han, Scorer.branching, options={"theta": 1.0}).params["theta"] == 1.0
 

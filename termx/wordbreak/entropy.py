@@ -89,11 +89,21 @@ SCRIPT_SAMPLE = 1 << 20
 """Tokens of a corpus read to decide its script."""
 
 
-def mostly_unspaced(index: LoadedIndex) -> bool:
-    """Whether most letters of the corpus (its first SCRIPT_SAMPLE tokens) are Han, Kana or Hangul."""
+KANA_SHARE = 0.1
+"""Kana among a corpus's unspaced letters above which it is Japanese (Chinese text has next to none; Japanese
+prose has far more than this)."""
+
+
+def script_kind(index: LoadedIndex) -> str:
+    """Which defaults of termx.wordbreak.model.DEFAULTS fit the corpus (its first SCRIPT_SAMPLE tokens): "spaced"
+    unless most letters are Han, Kana or Hangul; then "kana" where Kana is over KANA_SHARE of them (Japanese),
+    else "unspaced" (Chinese, Korean)."""
     classes = corpus_classes(index, 0, min(len(index.tokens), SCRIPT_SAMPLE))
     unspaced = int(np.isin(classes, UNSPACED).sum())
-    return unspaced > int((classes == LETTER).sum())
+    if unspaced <= int((classes == LETTER).sum()):
+        return "spaced"
+    kana = int(np.isin(classes, (HIRAGANA, KATAKANA)).sum())
+    return "kana" if kana > KANA_SHARE * unspaced else "unspaced"
 
 
 @nb.njit(cache=True)

@@ -58,9 +58,11 @@ DEFAULTS: dict[str, BranchingParams] = {
     "spaced": BranchingParams(),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
     # (devtest word F1 .7164 on 49 PKU pseudo-documents with nVBE autonomy ν = 0.25; the same grid's best
-    # without autonomy, the previous default theta0 0, weight 4, theta -24, scores .7118; `--data ja` chose
-    # ν = 0, weight 4, theta -16).
+    # without autonomy, the previous default theta0 0, weight 4, theta -24, scores .7118).
     "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=4.0, theta=-24.0),
+    # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0` printed (devtest word F1
+    # .5432 on 13 UD GSD pseudo-documents; ν searched, 0 won): PKU's ν = 0.25 costs Japanese .02 word F1.
+    "kana": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.0, weight=4.0, theta=-16.0),
 }
 """Default branching parameters per kind of script, the one place they are kept."""
 

@@ -19,18 +19,18 @@ from termx.wordbreak.candidates import (
     text_candidates,
     text_ids,
 )
-from termx.wordbreak.entropy import corpus_classes, mostly_unspaced, text_classes
+from termx.wordbreak.entropy import corpus_classes, script_kind, text_classes
 from termx.wordbreak.lines import Batch
 from termx.wordbreak.model import CHUNK_TOKENS, DEFAULTS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import WordScores, viterbi
 
 
-def scorer_params(scorer: Scorer, options: Mapping[str, float], unspaced: bool = False) -> dict[str, float]:
-    """A scorer's parameters: its defaults (for an `unspaced` script where they differ) overridden by `options`
-    (InputError names the valid keys)."""
+def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "spaced") -> dict[str, float]:
+    """A scorer's parameters: its defaults (for the kind of `script`, a key of DEFAULTS, where they differ)
+    overridden by `options` (InputError names the valid keys)."""
     if scorer is Scorer.branching:
-        params: dict[str, float] = DEFAULTS["unspaced" if unspaced else "spaced"].as_dict()
+        params: dict[str, float] = DEFAULTS[script].as_dict()
     else:
         params = {"beta": DEFAULT_BETA[scorer]}
     for key, value in options.items():
@@ -58,8 +58,8 @@ class Segmenter:
         self._tree: ClassTree | None = None
         self.model: BranchingModel | None = None
         self.table: ScoreTable | None = None
-        self.unspaced = scorer is Scorer.branching and mostly_unspaced(index)
-        self.params = scorer_params(scorer, options or {}, self.unspaced)
+        self.script = script_kind(index) if scorer is Scorer.branching else "spaced"
+        self.params = scorer_params(scorer, options or {}, self.script)
         if scorer is Scorer.branching:
             params = BranchingParams(**self.params)  # type: ignore[arg-type]  # window is an int (scorer_params)
             self.model = BranchingModel(index, self.tree, self.max_len, params, progress)
