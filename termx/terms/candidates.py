@@ -81,12 +81,35 @@ def _left_contexts(tokens, kind, spaced):  # type: ignore[no-untyped-def]
 def left_maximal(ctx: np.ndarray, sa_: np.ndarray, cls_i: np.ndarray, cls_j: np.ndarray) -> np.ndarray:
     """True for classes whose occurrences are not all preceded by the same context (`_left_contexts`; a
     context 0 — nothing a term could be extended by — counts as different from every other)."""
-    left = ctx[np.asarray(sa_, dtype=np.int64)]
-    bounds = np.concatenate(([0], np.cumsum(left == 0)))
-    changes = np.concatenate(([0], np.cumsum(left[1:] != left[:-1])))
-    i = np.asarray(cls_i, dtype=np.int64)
-    j = np.asarray(cls_j, dtype=np.int64)
-    return (bounds[j + 1] - bounds[i] > 0) | (changes[j] - changes[i] > 0)
+    out = np.empty(len(cls_i), dtype=np.bool_)
+    _left_maximal(ctx, np.asarray(sa_), np.asarray(cls_i), np.asarray(cls_j), out)
+    return out
+
+
+@nb.njit(cache=True)
+def _left_maximal(ctx, sa_, cls_i, cls_j, out):  # type: ignore[no-untyped-def]
+    """One pass over the ranks: prefix counts of context-0 suffixes and of context changes between neighbours,
+    then per class <i,j> whether it holds either."""
+    n = len(sa_)
+    zeros = np.empty(n + 1, dtype=np.int64)
+    changes = np.empty(max(n, 1), dtype=np.int64)
+    z = 0
+    c = 0
+    zeros[0] = 0
+    prev = zeros[0]  # an int64, as the contexts are
+    for w in range(n):
+        left = ctx[sa_[w]]
+        if left == 0:
+            z += 1
+        zeros[w + 1] = z
+        if w > 0 and left != prev:
+            c += 1
+        changes[w] = c
+        prev = left
+    for k in range(len(cls_i)):
+        i = cls_i[k]
+        j = cls_j[k]
+        out[k] = zeros[j + 1] - zeros[i] > 0 or changes[j] - changes[i] > 0
 
 
 def _ascii_lower(unit: Unit, tokens: np.ndarray, vocab: list[str] | None) -> np.ndarray:
