@@ -11,14 +11,13 @@ smallest hashes probe it for candidates (termx.jdf.related; SQL termx.related re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from termx.jdf.sketches import Sketches, doc_hashes
 from termx.storage.loaded import LoadedIndex
-from termx.terms.candidates import candidate_classes
+from termx.terms.candidates import Candidates
 
 UNBOUNDED = np.iinfo(np.int64).max  # tau of a sketch that holds its whole document set
 
@@ -43,10 +42,9 @@ class RelatedClasses:
         return self.doc_classes[self.doc_offsets[local_doc]: self.doc_offsets[local_doc + 1]]
 
 
-def related_classes(index: LoadedIndex, sk: Sketches, seed: int, texts: Sequence[str] | None = None) \
-        -> RelatedClasses:
-    """The shard's related classes and inverted table (word units need the documents' texts, as terms does)."""
-    found = candidate_classes(index, texts)
+def related_classes(index: LoadedIndex, sk: Sketches, seed: int, found: Candidates) -> RelatedClasses:
+    """The shard's related classes and inverted table, from its sketches and its term candidates `found`
+    (terms.candidates.candidate_classes)."""
     where = np.minimum(np.searchsorted(sk.cls, found.cls), max(len(sk.cls) - 1, 0))
     keep = np.flatnonzero(sk.cls[where] == found.cls) if len(sk.cls) else np.empty(0, np.int64)
     pos = where[keep].astype(np.int64)

@@ -96,7 +96,7 @@ def class_sketches(lcp: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_l
     return Sketches(k, threshold, selected, offsets, out)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: the candidates are computed beside it
 def _max_depth(lcp):  # type: ignore[no-untyped-def]
     """Deepest stack of classes._walk (frames are allocated for this many, not for max LCP)."""
     st = np.zeros(len(lcp) + 2, dtype=np.int32)
@@ -161,7 +161,7 @@ def _merge_into(dst, nd, src, ns, k, tmp):  # type: ignore[no-untyped-def]
     return m
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: the candidates are computed beside it
 def _sketch_walk(lcp, doc_of_rank, hashes, df1, threshold, k, depth, offsets, out):  # type: ignore[no-untyped-def]
     st_sil = np.zeros(depth + 1, dtype=np.int32)
     buf = np.empty((depth + 1, k), dtype=np.int64)

@@ -11,6 +11,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
 from termx.storage.loaded import LoadedIndex, load_shards
 from termx.storage.paths import home
 from termx.storage.txn import transaction
+from termx.terms.candidates import candidate_classes
 
 ROWS_PER_CHUNK = 20000
 
@@ -64,14 +66,16 @@ def build_sketches(engine: Engine, corpus: str, k: int = DEFAULT_K, threshold: i
         shards = load_shards(engine, corpus)
     params = SketchParams(k, threshold, SEED)
     built = []
-    for index in shards:
-        with timings.stage("sketch", progress):
-            sk = sketch_index(index, params)
-        _cache_put(engine, index, params, sk)
-        with timings.stage("related classes", progress):
+    with ThreadPoolExecutor(1) as beside:  # a shard's term candidates are found while its sketches are walked
+        for index in shards:
             texts = _texts(engine, index) if index.unit is Unit.word else None
-            rc = related_classes(index, sk, params.seed, texts)
-        built.append((index, sk, rc))
+            found = beside.submit(candidate_classes, index, texts)
+            with timings.stage("sketch", progress):
+                sk = sketch_index(index, params)
+            _cache_put(engine, index, params, sk)
+            with timings.stage("related classes", progress):
+                rc = related_classes(index, sk, params.seed, found.result())
+            built.append((index, sk, rc))
     total = sum(len(sk) for _, sk, _ in built)
     with timings.stage("store sketches", progress, total) as advance:
         with transaction(engine, f"corpus {corpus!r}") as conn:

@@ -45,7 +45,7 @@ def _wordish(k):  # type: ignore[no-untyped-def]
     return k == WORD or k == INNER
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: jdf runs candidates beside its sketch walk
 def _left_contexts(tokens, kind, spaced):  # type: ignore[no-untyped-def]
     """Left context of every position: 0 when what precedes cannot begin a term (document start, punctuation,
     a digit, a stop word), else the preceding token, or in spaced text after a space a 64-bit hash of the
@@ -86,7 +86,7 @@ def left_maximal(ctx: np.ndarray, sa_: np.ndarray, cls_i: np.ndarray, cls_j: np.
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: jdf runs candidates beside its sketch walk
 def _left_maximal(ctx, sa_, cls_i, cls_j, out):  # type: ignore[no-untyped-def]
     """One pass over the ranks: prefix counts of context-0 suffixes and of context changes between neighbours,
     then per class <i,j> whether it holds either."""
@@ -149,7 +149,7 @@ def _stop_word(lower, start, end, stops):  # type: ignore[no-untyped-def]
     return k < len(stops) and stops[k] == h
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: jdf runs candidates beside its sketch walk
 def _select(sa_, cls_i, cls_j, cls_lbl, cls_sil, max_len, left_max, kind, cont, start_ok, spaced,  # type: ignore[no-untyped-def]
             lower, stops, out):
     """out[c] = length of class c's candidate, 0 for none: its longest member of at most max_len tokens that
