@@ -135,3 +135,12 @@ def test_sql_command(db_env, hiho) -> None:  # type: ignore[no-untyped-def]
     docs = json.loads(run("sql", "documents_with_pattern", "-p", f"corpus={hiho}", "-p", "pattern=Hi",
                           "-p", "k=2", "--format", "json").stdout)
     assert docs == [{"doc_no": 0, "doc": "d0.txt", "occurrences": 2, "first_offset": 0}]
+
+
+def test_sql_limit_caps_the_rows_shown(db_env, hiho) -> None:  # type: ignore[no-untyped-def]
+    args = ("sql", "documents_with_pattern", "-p", f"corpus={hiho}", "-p", "pattern=H", "-p", "k=1", "--format", "json")
+    every = json.loads(run(*args).stdout)
+    assert len(every) == 3  # H is in all three documents of the Hi_Ho example
+    assert json.loads(run(*args, "--limit", "2").stdout) == every[:2]
+    assert json.loads(run(*args, "-n", "0").stdout) == every
+    assert run(*args, "--limit", "-1").exit_code == 2

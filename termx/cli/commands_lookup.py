@@ -161,6 +161,8 @@ def sql_command(
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value for the query's :key "
                                                     "(repeat it); values are bound, never spliced in.")] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the shipped queries and their parameters.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Rows to show; 0 = all (the query's own "
+                                       "parameters, e.g. -p limit=..., decide what it returns).")] = 0,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
@@ -176,4 +178,4 @@ def sql_command(
     from termx.storage.db import get_engine
 
     rows = run_sql(get_engine(db), name, values)
-    emit(render(visible_rows(rows, fmt), fmt))
+    emit(render(visible_rows(rows[:limit] if limit else rows, fmt), fmt))
