@@ -55,27 +55,39 @@ def _summary(times: list[float]) -> dict[str, float]:
 
 
 def cli_wall_time(db: str, corpus: str, calls: int, env: dict[str, str]) -> dict[str, Any]:
-    """Interleaved calls (one of each per round), so load changes hit every command alike."""
+    """Interleaved calls (one of each per round), so load changes hit every command alike: each termx command
+    run in a process of its own (TERMX_DAEMON=0) and through a running `termx daemon` (what the targets are
+    read from; a user who runs many commands starts one)."""
     py = sys.executable
     url = db.replace("postgresql+psycopg://", "postgresql://")
-    commands = {
-        "python -c 'import typer, rich.console'": [py, "-c", "import typer, rich.console"],
-        "termx --help": [py, "-m", "termx", "--help"],
-        "termx corpora": [py, "-m", "termx", "corpora", "--db", db],
-        f"termx stats {corpus} Noriega": [py, "-m", "termx", "stats", corpus, "Noriega", "--db", db],
-        f"psql termx.stats('{corpus}','Noriega')": ["psql", url, "-XAtc",
-                                                    f"SELECT * FROM termx.stats('{corpus}','Noriega')"],
+    alone = {**env, "TERMX_DAEMON": "0"}
+    warm = {k: v for k, v in env.items() if k != "TERMX_DAEMON"}
+    termx = {"termx --help": ["--help"], "termx corpora": ["corpora", "--db", db],
+             f"termx stats {corpus} Noriega": ["stats", corpus, "Noriega", "--db", db]}
+    commands: dict[str, tuple[list[str], dict[str, str]]] = {
+        "python -c 'import typer, rich.console'": ([py, "-c", "import typer, rich.console"], env),
+        f"psql termx.stats('{corpus}','Noriega')": (["psql", url, "-XAtc",
+                                                     f"SELECT * FROM termx.stats('{corpus}','Noriega')"], env),
+        **{f"{name} (own process)": ([py, "-m", "termx", *args], alone) for name, args in termx.items()},
+        **{f"{name} (daemon)": ([py, "-m", "termx", *args], warm) for name, args in termx.items()},
     }
-    for cmd in commands.values():  # warm the page cache and the disk caches
-        _timed(cmd, env)
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(calls):
-        for name, cmd in commands.items():
-            times[name].append(_timed(cmd, env))
-    out = {name: _summary(t) for name, t in times.items()}
-    names = list(commands)
-    out["ratios"] = {"help / import typer+rich (target <= 2.5)": out[names[1]]["p50_s"] / out[names[0]]["p50_s"],
-                     "stats / psql (target <= 8)": out[names[3]]["p50_s"] / out[names[4]]["p50_s"]}
+    subprocess.run([py, "-m", "termx", "daemon", "start"], env=warm, check=True)
+    try:
+        for cmd, cmd_env in commands.values():  # warm the page cache and the disk caches
+            _timed(cmd, cmd_env)
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(calls):
+            for name, (cmd, cmd_env) in commands.items():
+                times[name].append(_timed(cmd, cmd_env))
+    finally:
+        subprocess.run([py, "-m", "termx", "daemon", "stop"], env=warm, check=True)
+    out: dict[str, Any] = {name: _summary(t) for name, t in times.items()}
+    typer_, psql = (out[name]["p50_s"] for name in list(commands)[:2])
+    out["ratios"] = {f"help / import typer+rich, {how} (target <= 2.5)": out[f"termx --help ({how})"]["p50_s"] / typer_
+                     for how in ("daemon", "own process")}
+    out["ratios"].update({f"stats / psql, {how} (target <= 8)":
+                          out[f"termx stats {corpus} Noriega ({how})"]["p50_s"] / psql
+                          for how in ("daemon", "own process")})
     return out
 
 

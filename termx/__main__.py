@@ -1,5 +1,5 @@
 """`python -m termx` runs the CLI."""
 
-from termx.cli import main
+from termx.launch import main
 
 main()

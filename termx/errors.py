@@ -69,3 +69,7 @@ class BuildFailed(TermxError):
 
 class MultiShardUnsupported(TermxError):
     """An operation that needs one suffix array was asked of a corpus of several shards."""
+
+
+class DaemonError(TermxError):
+    """The warm command process of `termx daemon start` could not be started."""

@@ -8,7 +8,7 @@ import typer
 
 from termx.cli import DATABASE_PANEL, app
 from termx.cli.options import DbOption, FormatOption, emit
-from termx.cli.output import Format, render
+from termx.cli.output import Format, render_record
 
 db_app = typer.Typer(help="The embedded PostgreSQL server (start, stop, status, url, psql) and the schema "
                           "(upgrade, current).", no_args_is_help=True)
@@ -50,11 +50,7 @@ def db_status(fmt: FormatOption = Format.table) -> None:
     """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories and size."""
     from termx.storage import embedded
 
-    row = embedded.status().as_row()
-    if fmt is Format.table:
-        emit(render([{"field": k, "value": "" if v is None else v} for k, v in row.items()], fmt))
-    else:
-        emit(render([row], fmt))
+    emit(render_record(embedded.status().as_row(), fmt))
 
 
 @db_app.command("url")

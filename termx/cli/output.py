@@ -82,6 +82,13 @@ def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[
     return render_table(rows, cols, title)
 
 
+def render_record(row: dict[str, Any], fmt: Format) -> str:
+    """One record (a status): a field/value table, or one row of JSON or CSV."""
+    if fmt is Format.table:
+        return render([{"field": k, "value": "" if v is None else v} for k, v in row.items()], fmt)
+    return render([row], fmt)
+
+
 def render_table(rows: Sequence[dict[str, Any]], cols: Sequence[str], title: str | None = None) -> str:
     """A rich table rendered to plain text (no colour codes), numbers right-aligned, control characters
     escaped (a table is for a terminal; csv, tsv and json keep the data exact)."""

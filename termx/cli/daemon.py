@@ -1,0 +1,320 @@
+"""The warm command process of `termx daemon start`: the CLI and its libraries imported once, a fork per command.
+
+A command costs Python's start-up plus imports (Typer, rich, SQLAlchemy, psycopg, numpy: most of a look-up's
+wall time) before any work. This process pays them once, then listens on a Unix socket in $TERMX_HOME/daemon
+(directory 0700, socket 0600, and each peer's uid checked against its own). For each connection from
+termx.launch it forks a child that takes over the caller's stdin, stdout and stderr, arguments, environment,
+working directory and umask, runs the command through the same Typer app as `termx.cli.main`, and reports its
+exit status. The parent holds no connection and runs no thread, so each fork starts clean; a child whose caller
+goes away is interrupted like a Ctrl-C. Nothing here decides what a command does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from termx.errors import DaemonError
+from termx.launch import HEADER, STATUS, code_signature, daemon_dir, socket_path
+
+PRELOAD = ("termx.lookup", "termx.storage.db", "termx.storage.store", "termx.storage.loaded", "termx.terms",
+           "termx.wordbreak", "sqlalchemy.dialects.postgresql.psycopg", "typer._adapters", "pydantic.plugin._loader")
+"""Modules imported before the first fork: what look-ups, terms and word breaking load (numba included), and what
+SQLAlchemy and Typer import on first use (Typer's parameter coercion goes through pydantic; older Typers lack it,
+so a module that is not installed is skipped)."""
+
+_START_TIMEOUT = 120.0  # seconds to wait for a new daemon's socket (its imports, on a loaded machine)
+_SOCKET_MAX = 107       # bytes in a Unix socket path
+
+
+@dataclass
+class Status:
+    """Whether the daemon runs, and where."""
+
+    running: bool
+    pid: int | None
+    since: str | None
+    socket: str
+    current: bool | None  # runs this installation's code (None when not running)
+    log: str
+
+    def as_row(self) -> dict[str, Any]:
+        """The fields of `termx daemon status`."""
+        return {"running": self.running, "pid": self.pid, "since": self.since, "socket": self.socket,
+                "current": self.current, "log": self.log}
+
+
+def status() -> Status:
+    """The daemon's state: running when its recorded process is alive and its socket answers."""
+    folder = daemon_dir()
+    state = _read_state(folder)
+    pid = state.get("pid")
+    running = isinstance(pid, int) and _alive(pid) and _answers(socket_path())
+    return Status(running, pid if running else None, state.get("since") if running else None,
+                  str(socket_path()), state.get("code") == code_signature() if running else None,
+                  str(folder / "log"))
+
+
+def start() -> tuple[bool, Status]:
+    """Start the daemon unless it runs; (whether this call started it, its status)."""
+    folder = daemon_dir()
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    if len(str(socket_path()).encode()) > _SOCKET_MAX:
+        raise DaemonError(f"the socket path {socket_path()} is too long for a Unix socket",
+                          "set TERMX_HOME to a shorter path")
+    with _locked(folder):
+        now = status()
+        if now.running:
+            return False, now
+        _clear(folder)
+        with open(folder / "log", "ab") as log:
+            os.chmod(folder / "log", 0o600)
+            proc = subprocess.Popen([sys.executable, "-m", "termx.cli.daemon"], stdin=subprocess.DEVNULL,
+                                    stdout=log, stderr=log, start_new_session=True, close_fds=True)
+        deadline = time.monotonic() + _START_TIMEOUT
+        while not _answers(socket_path()):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise DaemonError(f"the daemon did not start: {_last_line(folder / 'log')}",
+                                  f"see {folder / 'log'}")
+            time.sleep(0.05)
+        return True, status()
+
+
+def stop() -> bool:
+    """Stop the daemon (commands it is running go on to their end); False when none ran."""
+    folder = daemon_dir()
+    if not folder.is_dir():
+        return False
+    with _locked(folder):
+        now = status()
+        if now.running and now.pid is not None:
+            os.kill(now.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while _alive(now.pid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+        _clear(folder)
+        return now.running
+
+
+def serve() -> None:
+    """The daemon's main loop (run as `python -m termx.cli.daemon` by `start`)."""
+    import importlib
+
+    import termx.cli  # noqa: F401  (the app, with every command registered)
+
+    for module in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+    folder = daemon_dir()
+    path = socket_path()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    previous = os.umask(0o177)
+    try:
+        listener.bind(str(path))
+    finally:
+        os.umask(previous)
+    listener.listen(64)
+    _write_state(folder, {"pid": os.getpid(), "since": datetime.now(UTC).isoformat(timespec="seconds"),
+                          "code": code_signature()})
+
+    def quit_(_number: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, quit_)
+    signal.signal(signal.SIGINT, quit_)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel; they report over the socket
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except InterruptedError:
+            continue
+        if _peer_uid(conn) != os.getuid():
+            conn.close()
+            continue
+        if os.fork() == 0:
+            listener.close()
+            _child(conn)
+        conn.close()
+
+
+def _child(conn: socket.socket) -> None:
+    """Run one command for the caller on `conn`, then exit with its status (never returns)."""
+    code = 1
+    for sig in (signal.SIGCHLD, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        request = _receive(conn)
+        if request is None:
+            os._exit(1)
+        if request["code"] != code_signature():
+            _send_json(conn, {"stale": True})
+            os._exit(1)
+        _take_over(request)
+        _send_json(conn, {"pid": os.getpid()})
+        threading.Thread(target=_interrupt_when_gone, args=(conn,), daemon=True).start()
+        code = _run(request["prog"], request["argv"])
+        atexit._run_exitfuncs()
+        _log(request["argv"], code)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # done: the caller closing the socket now interrupts nothing
+        with contextlib.suppress(OSError):
+            conn.sendall(STATUS.pack(code))
+        os._exit(code)
+
+
+def _receive(conn: socket.socket) -> dict[str, Any] | None:
+    """The caller's request; its stdin, stdout and stderr become this process's 0, 1 and 2."""
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    if len(fds) != 3 or len(data) < HEADER.size:
+        return None
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    size = HEADER.unpack(data[:HEADER.size])[0]
+    body = data[HEADER.size:]
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            return None
+        body += chunk
+    return json.loads(body.decode("utf-8", "surrogateescape"))  # type: ignore[no-any-return]
+
+
+def _take_over(request: dict[str, Any]) -> None:
+    """Become the caller's process for the command: its environment, directory, umask and streams."""
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.chdir(request["cwd"])
+    os.umask(request["umask"])
+    encoding, errors = sys.stdout.encoding, sys.stdout.errors
+    sys.stdin = open(0, encoding=encoding, errors=sys.stdin.errors, closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", encoding=encoding, errors=errors, closefd=False,  # noqa: SIM115
+                      buffering=1 if os.isatty(1) else -1)
+    sys.stderr = open(2, "w", encoding=encoding, errors="backslashreplace", closefd=False, buffering=1)  # noqa: SIM115
+    sys.argv = [request["prog"], *request["argv"]]
+
+
+def _run(prog: str, argv: list[str]) -> int:
+    """The command's exit status, run by the CLI's own app."""
+    from termx.cli import app
+
+    try:
+        app(args=argv, prog_name=prog)
+        code: int = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            sys.stderr.write(f"{exc.code}\n")
+            code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    return code
+
+
+def _interrupt_when_gone(conn: socket.socket) -> None:
+    """Interrupt the command when its caller goes away (killed), as if it had pressed Ctrl-C."""
+    with contextlib.suppress(OSError):
+        while conn.recv(64):
+            pass
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def _send_json(conn: socket.socket, message: dict[str, Any]) -> None:
+    body = json.dumps(message).encode()
+    conn.sendall(HEADER.pack(len(body)) + body)
+
+
+def _peer_uid(conn: socket.socket) -> int:
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+def _log(argv: list[str], code: int) -> None:
+    """One line per command in the daemon's log: when, which process, the command's name, its exit status."""
+    line = f"{datetime.now(UTC).isoformat(timespec='seconds')} pid {os.getpid()} {(argv or ['-'])[0]} exit {code}\n"
+    with contextlib.suppress(OSError):
+        fd = os.open(daemon_dir() / "log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.write(fd, line.encode("utf-8", "backslashreplace"))
+        os.close(fd)
+
+
+def _answers(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _clear(folder: Path) -> None:
+    """Remove what a stopped or killed daemon left: its socket and state."""
+    for name in ("cli.sock", "state.json"):
+        with contextlib.suppress(FileNotFoundError):
+            (folder / name).unlink()
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    with open(folder / "lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _read_state(folder: Path) -> dict[str, Any]:
+    try:
+        return json.loads((folder / "state.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(folder: Path, state: dict[str, Any]) -> None:
+    tmp = folder / f".state-{os.getpid()}"
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    os.replace(tmp, folder / "state.json")
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return "no log"
+    return lines[-1][:300] if lines else "no output"
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,0 +1,110 @@
+"""The `termx` console script: hand the command to the warm command process when one runs, else run it here.
+
+`termx daemon start` keeps a process with the CLI and its libraries imported (termx.cli.daemon). This module is
+all a command loads before reaching it: the standard library only, so a look-up pays Python's start-up and one
+Unix-socket round trip instead of importing Typer, SQLAlchemy, psycopg and numpy. The process forks a child
+per command, which gets this process's stdin, stdout and stderr (passed over the socket), arguments,
+environment, working directory and umask, and runs the command exactly as `termx.cli` would here; its exit
+status becomes this process's. Without a running daemon, with TERMX_DAEMON=0, for the `daemon` commands
+themselves, or when the daemon runs other code than this installation's, the command runs in this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+from pathlib import Path
+
+HEADER = struct.Struct("!I")  # length of the JSON request that follows it
+STATUS = struct.Struct("!i")  # the command's exit status, the last thing the child sends
+
+
+def daemon_dir() -> Path:
+    """$TERMX_HOME/daemon (TERMX_HOME defaults to ~/.termx): the socket, pid file and log of the daemon."""
+    return Path(os.environ.get("TERMX_HOME") or Path.home() / ".termx").expanduser().absolute() / "daemon"
+
+
+def socket_path() -> Path:
+    """The daemon's Unix socket."""
+    return daemon_dir() / "cli.sock"
+
+
+def code_signature() -> str:
+    """Which termx code this is: the interpreter, the package folder and the newest modification time of its
+    modules, so a daemon started before an upgrade or an edit is never used for a newer installation."""
+    package = Path(__file__).resolve().parent
+    newest = max(entry.stat().st_mtime_ns for entry in package.rglob("*.py"))
+    return f"{sys.executable}|{package}|{newest}"
+
+
+def _request(argv: list[str]) -> bytes:
+    umask = os.umask(0)
+    os.umask(umask)
+    prog = "python -m termx" if sys.argv[0].endswith("__main__.py") else os.path.basename(sys.argv[0])
+    body = json.dumps({"argv": argv, "prog": prog, "env": dict(os.environ), "cwd": os.getcwd(), "umask": umask,
+                       "code": code_signature()}).encode("utf-8", "surrogateescape")
+    return HEADER.pack(len(body)) + body
+
+
+def _read_exactly(conn: socket.socket, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def forward(argv: list[str]) -> int | None:
+    """Run `termx ARGV` in the daemon; its exit status, or None when no daemon takes it (run it here)."""
+    path = socket_path()
+    if os.environ.get("TERMX_DAEMON") == "0" or argv[:1] == ["daemon"] or not path.exists():
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(str(path))
+        socket.send_fds(conn, [_request(argv)], [0, 1, 2])
+        reply = _read_exactly(conn, HEADER.size)
+        answer = _read_exactly(conn, HEADER.unpack(reply)[0]) if reply else None
+    except OSError:  # a stale socket (the daemon was killed) or a daemon that went away
+        conn.close()
+        return None
+    info = json.loads(answer) if answer else {}
+    if "pid" not in info:  # other code: run it here
+        conn.close()
+        if info.get("stale"):
+            sys.stderr.write("termx: the daemon runs an older termx; `termx daemon stop` and `start` it again "
+                             "(running this command without it)\n")
+        return None
+    child = int(info["pid"])
+
+    def relay(number: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, number)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # Ctrl-C and kills reach the command
+        signal.signal(sig, relay)
+    try:
+        status = _read_exactly(conn, STATUS.size)
+    finally:
+        conn.close()
+    if status is None:  # the child died without reporting (killed)
+        sys.stderr.write("Error: the command's process ended without an exit status (killed?)\n")
+        return 1
+    return int(STATUS.unpack(status)[0])
+
+
+def main() -> None:
+    """Console-script entry point."""
+    code = forward(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
+    from termx.cli import main as run_here
+
+    run_here()
