@@ -79,39 +79,54 @@ class Corpus:
         self.engine: Engine = get_engine(db)
         self.info: CorpusInfo = get_corpus(self.engine, name)
         self.name = name
-        self._index: LoadedIndex | None = None
+        self._shards: list[LoadedIndex] | None = None
         self._models: dict[tuple[int, tuple[tuple[str, float], ...]], CompactModel] = {}
 
     @property
+    def shards(self) -> list[LoadedIndex]:
+        """The in-memory index of each shard (loaded on first use); one for a corpus built in one piece."""
+        if self._shards is None:
+            from termx.storage.loaded import load_shards
+
+            self._shards = load_shards(self.engine, self.name)
+        return self._shards
+
+    @property
     def index(self) -> LoadedIndex:
-        """The in-memory index (loaded on first use)."""
-        if self._index is None:
+        """The in-memory index of a one-shard corpus (MultiShardUnsupported for several: use `shards`)."""
+        if len(self.shards) != 1:
             from termx.storage.loaded import load_index
 
-            self._index = load_index(self.engine, self.name)
-        return self._index
+            return load_index(self.engine, self.name, "Corpus.index")
+        return self.shards[0]
 
     def stats(self, patterns: Iterable[str] | str) -> list[StatsRecord]:
-        """freq, df_1..df_K, adaptation, Poisson adaptation, RIDF and the class of each pattern."""
+        """freq, df_1..df_K, adaptation, Poisson adaptation, RIDF and the class of each pattern (several shards:
+        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`)."""
         from termx.lookup import stats
 
-        return jsonable(stats(self.index, [patterns] if isinstance(patterns, str) else list(patterns)))  # type: ignore[no-any-return]
+        return jsonable(stats(self.shards, [patterns] if isinstance(patterns, str) else list(patterns)))  # type: ignore[no-any-return]
 
     def concordance(self, pattern: str, left: int = 10, right: int = 40,
                     limit: int | None = 100) -> list[ConcordanceRecord]:
-        """KWIC lines of the pattern's occurrences in suffix-array order, at most `limit` (None: all)."""
+        """KWIC lines of the pattern's occurrences (suffix-array order; several shards: document order), at
+        most `limit` (None: all)."""
         from termx.lookup import concordance
 
-        return jsonable(concordance(self.index, pattern, left, right, limit))  # type: ignore[no-any-return]
+        return jsonable(concordance(self.shards, pattern, left, right, limit))  # type: ignore[no-any-return]
+
+    def classes(self, pattern: str, members: bool = False, limit: int | None = 100) -> list[dict[str, Any]]:
+        """The class holding the pattern in each shard where it occurs (one record on a one-shard corpus, as
+        `termx class --format json`); with `members`, each with its members shortest first (at most `limit`)."""
+        from termx.lookup import class_listing
+
+        return jsonable(class_listing(self.shards, pattern, members, limit))  # type: ignore[no-any-return]
 
     def class_of(self, pattern: str, members: bool = False, limit: int | None = 100) -> dict[str, Any]:
-        """The class holding the pattern; with `members`, also its members shortest first (at most `limit`)."""
-        from termx.lookup import class_members, class_record
+        """The class holding the pattern in a one-shard corpus (a class exists per shard: `classes` for several)."""
+        from termx.lookup import class_listing
 
-        record = class_record(self.index, pattern)
-        if members:
-            record["members"] = class_members(self.index, pattern, limit)
-        return jsonable(record)  # type: ignore[no-any-return]
+        return jsonable(class_listing(self.index, pattern, members, limit)[0])  # type: ignore[no-any-return]
 
     def terms(self, rank: str = "adaptation", top: int = 100, min_df: int = 3, min_len: int = 2, max_len: int = 40,
               reference: str | None = None) -> list[dict[str, Any]]:
@@ -151,7 +166,7 @@ class Corpus:
 
     def close(self) -> None:
         """Forget the in-memory index and models (the database stays as it is)."""
-        self._index = None
+        self._shards = None
         self._models.clear()
 
     def __enter__(self) -> Corpus:

@@ -213,9 +213,18 @@ def class_records(index: Shards, pattern: str) -> list[dict[str, Any]]:
     return records
 
 
-def class_record(index: LoadedIndex, pattern: str) -> dict[str, Any]:
-    """The class holding a pattern in a one-shard corpus (class_records' one record)."""
-    return class_records(index, pattern)[0]
+def class_listing(index: Shards, pattern: str, members: bool = False,
+                  limit: int | None = None) -> list[dict[str, Any]]:
+    """class_records, each with its "members" (shortest first, at most `limit`) when `members` is asked for: the
+    JSON of `termx class [--members]` and of the Python API's classes()."""
+    shards = as_shards(index)
+    records = class_records(shards, pattern)
+    if not members:
+        return records
+    longest = longest_document(shards) if len(shards) > 1 else None
+    by_no = {s.shard_no: s for s in shards}
+    return [{**r, "members": class_members(by_no[r["shard_no"]] if len(shards) > 1 else shards[0], pattern, limit,
+                                           longest)} for r in records]
 
 
 def class_members(index: LoadedIndex, pattern: str, limit: int | None = None, longest: int | None = None) -> list[str]:

@@ -52,6 +52,23 @@ def test_api_records_equal_cli_json(corpus: str, db_env: str) -> None:
         assert [r["words"] for r in c.segment_records(lines)] == list(c.segment(lines, batch=2))
 
 
+def test_api_on_a_corpus_of_several_shards_equals_cli_json(engine: Engine, db_env: str) -> None:
+    rng = np.random.default_rng(5)
+    docs = [Document(f"d{k}", " ".join(rng.choice(WORDS, 40))) for k in range(9)]
+    index_documents(engine, "api-shards", docs, Unit.byte, 3, replace=True, shard_size=700)
+    with termx.open("api-shards") as c:
+        assert len(c.shards) > 2
+        assert c.stats(["bank", "oil price", "zzz"]) == _cli("stats", "api-shards", "bank", "oil price", "zzz",
+                                                            "--format", "json")
+        assert c.concordance("price", limit=9) == _cli("concordance", "api-shards", "price", "-n", "9",
+                                                      "--format", "json")
+        listing = c.classes("ban", members=True, limit=3)
+        assert listing == _cli("class", "api-shards", "ban", "-m", "-n", "3", "--format", "json")
+        assert len(listing) == len(c.shards) and all(len(r["members"]) <= 3 for r in listing)
+        with pytest.raises(termx.TermxError, match="shards"):
+            c.class_of("ban")
+
+
 def test_segment_new_text_equals_segmenting_it_inside_the_corpus(engine: Engine, db_env: str) -> None:
     rng = np.random.default_rng(2)
     texts = ["".join(rng.choice(WORDS, 40)) for _ in range(10)]

@@ -113,24 +113,19 @@ def class_(
     With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member. A class
     exists per shard only: on a corpus of several shards, one class per shard where the pattern occurs (shard_no),
     and member rows say their shard."""
-    from termx.lookup import CLASS_FIELDS, class_members, class_records, longest_document
+    from termx.lookup import CLASS_FIELDS, class_listing
 
     shards = _load_shards(db, corpus)
-    infos = class_records(shards, pattern)
+    infos = class_listing(shards, pattern, members, limit or None)
     tag = len(shards) > 1
     fields = ["shard_no", *CLASS_FIELDS] if tag else list(CLASS_FIELDS)
     if not members:
         emit(render(visible_rows(infos, fmt), fmt, fields))
         return
-    longest = longest_document(shards) if tag else None
-    by_no = {s.shard_no: s for s in shards}
-    listed, member_rows = [], []
-    for info in infos:
-        index = by_no[info["shard_no"]] if tag else shards[0]
-        names = class_members(index, pattern, limit or None, longest)
-        listed.append(names)
-        member_rows += [{**({"shard_no": info["shard_no"]} if tag else {}), "length": n, "member": m}
-                        for n, m in enumerate(names, (info["lbl"] or 0) + 1)]
+    listed = [info.pop("members") for info in infos]
+    member_rows = [{**({"shard_no": info["shard_no"]} if tag else {}), "length": n, "member": m}
+                   for info, names in zip(infos, listed, strict=True)
+                   for n, m in enumerate(names, (info["lbl"] or 0) + 1)]
     columns = ["shard_no", "length", "member"] if tag else ["length", "member"]
     if fmt is Format.json:
         emit(to_json([{**info, "members": names} for info, names in zip(infos, listed, strict=True)]))
