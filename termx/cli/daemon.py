@@ -310,10 +310,10 @@ def _write_state(folder: Path, state: dict[str, Any]) -> None:
 
 def _last_line(path: Path) -> str:
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return "no log"
-    return lines[-1][:300] if lines else "no output"
+    return text.rsplit("\n", 1)[-1][:300] if text else "no output"
 
 
 if __name__ == "__main__":
