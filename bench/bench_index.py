@@ -47,9 +47,9 @@ from psycopg import sql
 from termx.errors import CorpusNotFound
 from termx.index import docfreq
 from termx.index.build import Shard, build_shard, class_statistics
-from termx.index.classes import Classes, _walk, trivial_class_count
+from termx.index.classes import count_classes, empty_classes, enumerate_classes
 from termx.index.ingest import Document, read_documents
-from termx.index.suffix import clipped_lcp, doc_of_position, suffix_array
+from termx.index.suffix import clipped_lcp, rank_scan, suffix_array
 from termx.index.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
 from termx.progress import Progress, Silent, Timings
 from termx.storage.classrows import class_rows
@@ -453,30 +453,17 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     ta = step("tokenize", lambda: tokenize(texts, unit))
     step("tokenize (proposed)", lambda: proposed_tokenize(texts, unit))
     sa = step("divsufsort (termx suffix_array)", lambda: suffix_array(ta.tokens, len(docs)))
-    lcp = step("clipped_lcp", lambda: clipped_lcp(ta.tokens, sa))
+    step("clipped_lcp (LCP alone)", lambda: clipped_lcp(ta.tokens, sa))
+    scan = step("lcp: rank_scan (LCP, neighbors, trivial classes)",
+                lambda: rank_scan(ta.tokens, sa, ta.doc_start, ta.doc_len))
     full_sa = pydivsufsort.divsufsort(ta.tokens)
     step("pydivsufsort.kasai (reference)", lambda: pydivsufsort.kasai(ta.tokens, full_sa))
-    depth = int(lcp.max()) + 2
-    empty = np.empty(0, np.int32)
-    step("classes: walk (count pass)", lambda: _walk(lcp, depth, empty, empty, empty, True))
-    classes = step("classes: enumerate_classes (2 walks + LBL)", lambda: _classes_termx(lcp))
-    doc_of = step("classes: doc_of_position", lambda: doc_of_position(ta.doc_start, ta.doc_len, len(ta.tokens)))
-    dor = step("doc_of[sa]", lambda: doc_of[sa])
-    step("classes: trivial_class_count (fused kernel)",
-         lambda: trivial_class_count(lcp, sa, dor, ta.doc_start, ta.doc_len))
-    neighbor = step("df_k: neighbors", lambda: docfreq.neighbors(dor, len(docs)))
-    step("df_k: cdf walk, kmax=1 (freq only: the walk without neighbor chains)",
-         lambda: docfreq.cdf(lcp, classes, neighbor, 1))
+    n_classes = step("classes: count_classes (count walk)", lambda: count_classes(scan.lcp))
+    step("classes: enumerate_classes (2 walks + LBL, no df)", lambda: enumerate_classes(scan.lcp))
     for max_k in (1, 4):
-        step(f"df_k: cdf walk + document_frequencies, K={max_k}",
-             lambda max_k=max_k: docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1)))
-    return {"steps": steps, "tokens": int(len(sa)), "classes": len(classes)}
-
-
-def _classes_termx(lcp: np.ndarray) -> Classes:
-    from termx.index.classes import enumerate_classes
-
-    return enumerate_classes(lcp)
+        step(f"df_k: fill_classes (classes and df_k in one walk), K={max_k}",
+             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.neighbor, empty_classes(n_classes), max_k))
+    return {"steps": steps, "tokens": int(len(sa)), "classes": n_classes}
 
 
 def work_alphabet(size: float | None, repeats: int) -> dict[str, Any]:

@@ -10,9 +10,9 @@ import numpy as np
 from termx.choices import DEFAULT_MAX_K
 from termx.faults import fault_point
 from termx.index import docfreq
-from termx.index.classes import Classes, enumerate_classes, trivial_class_count
+from termx.index.classes import Classes, count_classes, empty_classes
 from termx.index.ingest import Document
-from termx.index.suffix import clipped_lcp, doc_of_position, suffix_array
+from termx.index.suffix import rank_scan, suffix_array
 from termx.index.units import TokenArray, Unit, tokenize
 from termx.progress import Progress, Silent, Timings
 
@@ -69,13 +69,9 @@ def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, 
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("lcp", progress):
-        lcp = clipped_lcp(tokens, sa)
+        scan = rank_scan(tokens, sa, doc_start, doc_len)  # LCP, neighbors and trivial classes in one pass
     with timings.stage("classes", progress):
-        classes = enumerate_classes(lcp)
-        doc_of_rank = doc_of_position(doc_start, doc_len, len(tokens))[sa]
-        trivial = trivial_class_count(lcp, sa, doc_of_rank, doc_start, doc_len)
+        classes = empty_classes(count_classes(scan.lcp))
     with timings.stage("df_k", progress):
-        neighbor = docfreq.neighbors(doc_of_rank, len(doc_start))
-        del doc_of_rank
-        df = docfreq.document_frequencies(docfreq.cdf(lcp, classes, neighbor, max_k + 1))
-    return ClassStatistics(lcp, classes, df, trivial)
+        df = docfreq.fill_classes(scan.lcp, scan.neighbor, classes, max_k)  # classes and df_k in one walk
+    return ClassStatistics(scan.lcp, classes, df, scan.trivial)

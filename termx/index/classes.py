@@ -27,22 +27,34 @@ class Classes:
 
 def enumerate_classes(lcp: np.ndarray) -> Classes:
     """Every non-trivial class of the suffix array whose clipped LCP is `lcp`."""
-    depth = int(lcp.max()) + 2 if len(lcp) else 2
-    n = _walk(lcp, depth, np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int32), True)
-    out = [np.empty(n, dtype=np.int32) for _ in range(3)]
-    _walk(lcp, depth, out[0], out[1], out[2], False)
-    i, j, sil = out
-    return Classes(i, j, _bounding_lcp(lcp, i, j), sil)
+    out = empty_classes(count_classes(lcp))
+    _walk(lcp, walk_depth(lcp), out.i, out.j, out.sil, False)
+    _bounding_lcp(lcp, out.i, out.j, out.lbl)
+    return out
+
+
+def count_classes(lcp: np.ndarray) -> int:
+    """How many non-trivial classes the walk over `lcp` finds (to size their arrays before filling them)."""
+    empty = np.empty(0, np.int32)
+    return int(_walk(lcp, walk_depth(lcp), empty, empty, empty, True))
+
+
+def empty_classes(n: int) -> Classes:
+    """Arrays for `n` classes, to be filled by a walk."""
+    return Classes(*(np.empty(n, dtype=np.int32) for _ in range(4)))
+
+
+def walk_depth(lcp: np.ndarray) -> int:
+    """A bound on the walk's stack depth (frames have strictly increasing SIL from -1)."""
+    return int(lcp.max()) + 2 if len(lcp) else 2
 
 
 @nb.njit(cache=True)
-def _bounding_lcp(lcp, ci, cj):  # type: ignore[no-untyped-def]
-    """LBL = max(LCP[i-1], LCP[j]) of every class, without N-sized temporaries."""
-    out = np.empty(len(ci), dtype=np.int32)
+def _bounding_lcp(lcp, ci, cj, out):  # type: ignore[no-untyped-def]
+    """LBL = max(LCP[i-1], LCP[j]) of every class, into `out`, without N-sized temporaries."""
     for m in range(len(ci)):
         left = lcp[ci[m] - 1] if ci[m] > 0 else 0
         out[m] = max(left, lcp[cj[m]])
-    return out
 
 
 @nb.njit(cache=True)
@@ -71,14 +83,3 @@ def _walk(lcp, depth, out_i, out_j, out_sil, count_only):  # type: ignore[no-unt
                 st_sil[sp] = h
     return m
 
-
-@nb.njit(cache=True)
-def trivial_class_count(lcp, sa, doc_of_rank, doc_start, doc_len):  # type: ignore[no-untyped-def]
-    """Valid trivial classes <w,w>: the suffix (to its document end) is longer than both bounding LCPs."""
-    count = 0
-    for w in range(len(lcp)):
-        d = doc_of_rank[w]
-        bound = max(lcp[w - 1] if w > 0 else 0, lcp[w])
-        if bound < doc_start[d] + doc_len[d] - sa[w]:
-            count += 1
-    return count

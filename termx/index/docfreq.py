@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.index.classes import Classes
+from termx.index.classes import Classes, walk_depth
 
 
 @nb.njit(cache=True)
@@ -25,23 +25,12 @@ def neighbors(unit_of_rank, n_units):  # type: ignore[no-untyped-def]
     return out
 
 
-def cdf(lcp: np.ndarray, classes: Classes, neighbor: np.ndarray, kmax: int,
-        bucket: np.ndarray | None = None, n_buckets: int = 1) -> np.ndarray:
-    """cdf_1..cdf_kmax of every class (in walk order), shape (classes, kmax, n_buckets), int32."""
-    if bucket is None:
-        bucket = np.zeros(len(lcp), dtype=np.int8)
-    depth = int(lcp.max()) + 2 if len(lcp) else 2
-    out = np.zeros((len(classes), kmax, n_buckets), dtype=np.int32)
-    _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out)
-    return out
-
-
-def document_frequencies(cdfs: np.ndarray) -> np.ndarray:
-    """df_1..df_K from cdf_1..cdf_(K+1) (one bucket): df_k = cdf_k - cdf_(k+1), a compact (classes, K) array."""
-    c = cdfs[:, :, 0]
-    for k in range(c.shape[1] - 1):
-        c[:, k] -= c[:, k + 1]
-    return np.ascontiguousarray(c[:, :-1])
+def fill_classes(lcp: np.ndarray, neighbor: np.ndarray, classes: Classes, max_k: int) -> np.ndarray:
+    """Fill `classes` (sized by classes.count_classes) with every class <i,j>, LBL and SIL in walk order, and
+    return their df_1..df_max_k, shape (classes, max_k) int32, all from one walk of the class tree."""
+    df = np.empty((len(classes), max_k), dtype=np.int32)
+    _class_walk(lcp, neighbor, max_k + 1, walk_depth(lcp), classes.i, classes.j, classes.lbl, classes.sil, df)
+    return df
 
 
 @nb.njit(cache=True)
@@ -62,16 +51,19 @@ CHAIN_BLOCK = 4096  # ranks whose neighbor chains are gathered before they are w
 
 
 @nb.njit(cache=True)
-def _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out):  # type: ignore[no-untyped-def]
-    """Replays classes._walk; each rank adds 1 per k to the deepest frame holding neighbor^(k-1)[w],
-    and a popped frame hands its counts to its parent: O(N * (k + log depth)).
+def _class_walk(lcp, neighbor, kmax, depth, ci, cj, clbl, csil, df):  # type: ignore[no-untyped-def]
+    """classes._walk with the cdf_k count of the slides: each rank w adds 1 per k to the deepest open frame
+    holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL, SIL, df_k = cdf_k - cdf_(k+1))
+    and hands its counts to its parent: O(N * k) plus the frames stepped over.
 
-    neighbor^(k-1) of a block of ranks is gathered level by level first, so the random loads into
-    `neighbor` are independent and overlap instead of forming one dependent chain per rank (about 2x)."""
+    neighbor^(k-1) of a block of ranks is gathered level by level first, so the random loads into `neighbor`
+    are independent and overlap instead of forming one dependent chain per rank. Since neighbor^k[w] <=
+    neighbor^(k-1)[w], the frame for k is at or below the frame for k-1: a downward step from there (usually
+    0-2 frames) replaces a binary search over the stack."""
     n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)
     st_sil = np.zeros(depth + 1, dtype=np.int32)
-    counts = np.zeros((depth + 1, kmax, n_buckets), dtype=np.int32)
+    counts = np.zeros((depth + 1, kmax), dtype=np.int32)
     chain = np.empty((kmax, CHAIN_BLOCK), dtype=np.int32)
     st_sil[0] = -1
     sp = 0
@@ -90,24 +82,32 @@ def _cdf_walk(lcp, neighbor, kmax, bucket, n_buckets, depth, out):  # type: igno
                 sp += 1
                 st_start[sp] = w
                 st_sil[sp] = h
-                counts[sp, :, :] = 0
-            b = bucket[w]
-            counts[sp, 0, b] += 1  # neighbor^0[w] = w lies in the top frame
+                counts[sp, :] = 0
+            counts[sp, 0] += 1  # neighbor^0[w] = w lies in the top frame
+            f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
             for k in range(1, kmax):
                 p = chain[k, w - b0]
                 if p < 0:
                     break
-                counts[_find(st_start, sp, p), k, b] += 1
+                while st_start[f] > p:
+                    f -= 1
+                counts[f, k] += 1
             while h < st_sil[sp]:
-                out[m, :, :] = counts[sp, :, :]
+                i = st_start[sp]
+                ci[m] = i
+                cj[m] = w
+                csil[m] = st_sil[sp]
+                clbl[m] = max(lcp[i - 1] if i > 0 else 0, h)
+                for k in range(kmax - 1):
+                    df[m, k] = counts[sp, k] - counts[sp, k + 1]
                 m += 1
                 if h <= st_sil[sp - 1]:
-                    counts[sp - 1, :, :] += counts[sp, :, :]
+                    for k in range(kmax):
+                        counts[sp - 1, k] += counts[sp, k]
                     sp -= 1
                 else:
                     st_sil[sp] = h
     return m
-
 
 
 def pointer_counts(lcp: np.ndarray, n_classes: int, pointers: np.ndarray, bucket: np.ndarray,
