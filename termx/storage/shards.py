@@ -84,10 +84,10 @@ def build_and_store(task: ShardTask) -> ShardResult:
         with timings.stage("store", Silent()):
             _copy_documents(conn, task.corpus_id, task.shard_id, shard, _ignore, task.first_doc)
             _copy_arrays(conn, task.shard_id, shard)
-            _copy_classes(conn, task.shard_id, shard, task.rep_cap, _ignore)
+            _copy_classes([conn], task.shard_id, shard, task.rep_cap, _ignore)
         with timings.stage("create indexes", Silent()):
             fault_point("create_index")
-            txn.index_partition_table(conn, task.shard_id)
+            txn.index_partition_table([conn], task.shard_id)
         seconds = time.perf_counter() - t0
         conn.execute("UPDATE termx.shard SET tokens = %s, classes = %s, built_at = now(), seconds = %s"
                      " WHERE id = %s", (shard.tokens.n_tokens, len(shard.classes), round(seconds, 4), task.shard_id))

@@ -8,7 +8,11 @@ An interrupted build leaves only a nameless corpus that the next command purges 
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import itertools
 import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +35,7 @@ if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is sto
     from termx.index.build import Shard
 
 ARRAY_CHUNK_BYTES = 16 << 20
+STORE_CONNECTIONS = min(2, os.cpu_count() or 1)  # a one-shard build loads its classes over this many
 
 
 @dataclass
@@ -82,11 +87,13 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
                     _copy_arrays(conn, shard_id, shard)
                 if on_load:
                     on_load()
+            with contextlib.ExitStack() as helpers:
+                conns = [conn, *(helpers.enter_context(txn.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))]
                 with timings.stage("store classes", progress, len(shard.classes)) as advance:
-                    _copy_classes(conn, shard_id, shard, rep_cap, advance)
+                    _copy_classes(conns, shard_id, shard, rep_cap, advance)
                 with timings.stage("create indexes", progress):
                     fault_point("create_index")
-                    txn.index_partition_table(conn, shard_id)
+                    txn.index_partition_table(conns, shard_id)
             fault_point("staged")
             swap.old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
     return get_corpus(engine, name)
@@ -250,21 +257,30 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
     return arr.astype(dtype.newbyteorder("="), copy=False)
 
 
-def _copy_classes(conn: psycopg.Connection, shard_id: int, shard: Shard, rep_cap: int,
+def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Shard, rep_cap: int,
                   advance: Callable[[int], None]) -> None:
+    """The class rows by binary COPY: one contiguous run of rows per connection, all loaded at the same time
+    (each run in its own transaction, or a savepoint of the caller's), so the server parses them on several
+    cores."""
     from termx.storage.classrows import class_rows
 
     part = txn.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
-    with conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
-        chunks = class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens, blob,
-                            offsets, joiner, rep_cap)
-        for k, (data, rows) in enumerate(chunks):
-            copy.write(data)
-            advance(rows)
-            if k == 0:
-                fault_point("copy_classes")  # mid-COPY, after the header
+    cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]
+
+    def load(conn: psycopg.Connection, lo: int, hi: int) -> None:
+        with conn.transaction(), conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) \
+                as copy:
+            chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
+                                shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
+            for k, (data, rows) in enumerate(chunks):
+                copy.write(data)
+                advance(rows)
+                if k == 0 and lo == 0:
+                    fault_point("copy_classes")  # mid-COPY, after the header
+
+    txn.in_parallel(conns, [functools.partial(load, lo=lo, hi=hi) for lo, hi in itertools.pairwise(cuts)])
 
 
 _CORPUS_COLUMNS = ("id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at,"

@@ -10,8 +10,10 @@ is dropped. Database conflicts surface as termx errors, never as raw driver exce
 from __future__ import annotations
 
 import contextlib
+import functools
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -102,14 +104,42 @@ def create_partition_table(conn: psycopg.Connection, shard_id: int) -> None:
                  .format(class_partition(shard_id), sql.Literal(int(shard_id))))
 
 
-def index_partition_table(conn: psycopg.Connection, shard_id: int) -> None:
-    """The indexes look-ups use, built on the standalone table before it is attached."""
+def index_partition_table(conns: Sequence[psycopg.Connection], shard_id: int) -> None:
+    """The indexes look-ups use, built on the standalone table before it is attached: with two connections the
+    (rep, sil) index on one and the (i, j) index and ANALYZE on the other, at the same time (each commits)."""
     part = class_partition(shard_id)
-    conn.execute("SET LOCAL maintenance_work_mem = '1GB'")  # sort in memory: several times faster
-    conn.execute(sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part))
-    conn.execute(sql.SQL("CREATE INDEX {} ON {} (i, j)")  # the (i, j) look-up; the name migration 0010 uses
-                 .format(sql.Identifier(f"class_{int(shard_id)}_i_j_idx"), part))
-    conn.execute(sql.SQL("ANALYZE {}").format(part))
+    jobs = [[sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part)],
+            [sql.SQL("CREATE INDEX {} ON {} (i, j)")  # the (i, j) look-up; the name migration 0010 uses
+             .format(sql.Identifier(f"class_{int(shard_id)}_i_j_idx"), part), sql.SQL("ANALYZE {}").format(part)]]
+    if len(conns) == 1:
+        jobs = [jobs[0] + jobs[1]]
+
+    def build(conn: psycopg.Connection, statements: list[sql.Composed]) -> None:
+        with conn.transaction():
+            conn.execute("SET LOCAL maintenance_work_mem = '1GB'")  # sort in memory: several times faster
+            for statement in statements:
+                conn.execute(statement)
+
+    in_parallel(conns, [functools.partial(build, statements=js) for js in jobs])
+
+
+def in_parallel(conns: Sequence[psycopg.Connection], jobs: Sequence[Callable[[psycopg.Connection], None]]) -> None:
+    """Run job k on connection k, each in its own thread (one job runs here); the first failure cancels the
+    others' statements, and is raised once every job has stopped, so no connection is busy afterwards."""
+    if len(jobs) == 1:
+        jobs[0](conns[0])
+        return
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = [pool.submit(job, conn) for conn, job in zip(conns, jobs, strict=False)]
+        try:
+            for f in as_completed(futures):
+                f.result()
+        except BaseException:
+            for conn in conns:
+                with contextlib.suppress(psycopg.Error):
+                    conn.cancel()
+            wait(futures)
+            raise
 
 
 def attach_partitions(conn: psycopg.Connection, shard_ids: Iterable[int]) -> None:
