@@ -4,6 +4,12 @@ For each configuration: the end-to-end `termx index --shard-size S --workers W` 
 the peak RSS of the largest process (coordinator or worker; RUSAGE_CHILDREN of a fresh wrapper process), and the
 build-without-DB ratio: seconds of build_shard summed over the shards / seconds of raw pydivsufsort.divsufsort +
 kasai on the same shards' token arrays. Then termx.stats p50/p99 on the 16-shard corpus vs the 1-shard corpus.
+With each (shards, workers) also the build without the database in a pool of `workers` processes started (and
+their kernels loaded) before the clock starts: wall seconds of all shards' build_shard, against raw single-threaded
+divsufsort + kasai of the whole text in the same run.
+With --load: one shard's class rows stored by termx (store._copy_classes over store.STORE_CONNECTIONS connections,
+as a one-shard build does, and over one, as a shard worker does) vs a plain `COPY ... FROM STDIN (FORMAT binary)`
+of the same bytes (class_rows, written to a file first) into an identical unindexed table, alternating, best of 2.
 With --terms: `terms --top 1000` on the 16-shard vs the 1-shard build (first call, which computes, sums and
 stores the candidates, and the warm query), and the overlap of the two top-1,000 lists.
 With --growth MB [MB ...]: synthetic corpora of those sizes (documents drawn from the real ones with a seed, their
@@ -13,18 +19,22 @@ every worker, against the first (smallest) size.
 
     python bench/bench_shards.py --db postgresql://postgres@127.0.0.1:5432/termx_bench [--mb 23.5] [--shards 1 4 8 16]
     python bench/bench_shards.py --db ... --terms
+    python bench/bench_shards.py --db ... --load [--mb 23.5]
     python bench/bench_shards.py --db ... --growth 20 200 [--growth-shard-size 20]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import multiprocessing
 import random
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +46,7 @@ from bench_index import load_documents  # noqa: E402
 
 from termx.index.build import build_shard  # noqa: E402
 from termx.index.sharding import cut_shards  # noqa: E402
-from termx.index.units import Unit  # noqa: E402
+from termx.index.units import Unit, tokenize  # noqa: E402
 
 WRAPPER = ("import resource, subprocess, sys, time; t = time.perf_counter(); r = subprocess.run(sys.argv[1:]);"
            " print(r.returncode, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
@@ -56,6 +66,77 @@ def build_ratio(groups: list) -> tuple[float, float]:  # type: ignore[type-arg]
         pydivsufsort.kasai(tokens, sa_)
         raw += time.perf_counter() - t0
     return build, raw
+
+
+def _build_quietly(group: list) -> int:  # type: ignore[type-arg]
+    """Pool task: build one shard, return only its class count (the arrays stay in the worker)."""
+    return len(build_shard(group, Unit.byte).classes)
+
+
+def pool_build_wall(groups: list, workers: int) -> float:  # type: ignore[type-arg]
+    """Wall seconds of build_shard over every shard in `workers` processes, started and warmed up beforehand."""
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        list(pool.map(_build_quietly, [groups[0][:1]] * workers))  # start the workers, load the kernels
+        t0 = time.perf_counter()
+        list(pool.map(_build_quietly, groups))
+        return time.perf_counter() - t0
+
+
+def raw_whole(docs: list) -> float:  # type: ignore[type-arg]
+    """Seconds of raw single-threaded divsufsort + kasai of the whole text's token array."""
+    tokens = tokenize([d.text for d in docs], Unit.byte).tokens
+    t0 = time.perf_counter()
+    sa_ = pydivsufsort.divsufsort(tokens)
+    pydivsufsort.kasai(tokens, sa_)
+    return time.perf_counter() - t0
+
+
+def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # type: ignore[type-arg]
+    """Our class load of one shard (STORE_CONNECTIONS connections, and one) vs a plain binary COPY of the same
+    bytes into an identical unindexed table; seconds are the best of `repeats`, alternating."""
+    from psycopg import sql
+
+    from termx.index.units import token_strings
+    from termx.storage import txn
+    from termx.storage.classrows import class_rows
+    from termx.storage.db import get_engine
+    from termx.storage.store import STORE_CONNECTIONS, _copy_classes
+
+    engine = get_engine(db)
+    shard = build_shard(docs, Unit.byte)
+    c = shard.classes
+    shard_id = 2_000_000_000  # a table name no shard has (termx.class_<id>), dropped after each load
+    blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
+    with tempfile.TemporaryDirectory() as tmp:
+        stream = Path(tmp) / "classes.copy"
+        with stream.open("wb") as f:
+            for data, _ in class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens,
+                                      blob, offsets, joiner, 100):
+                f.write(data)
+        best: dict[str, float] = {}
+        with contextlib.ExitStack() as stack:
+            conns = [stack.enter_context(txn.connection(engine)) for _ in range(max(STORE_CONNECTIONS, 1))]
+            part = txn.class_partition(shard_id)
+            for _ in range(repeats):
+                for how in ("plain_copy", f"termx_{STORE_CONNECTIONS}_connections", "termx_1_connection"):
+                    conns[0].execute(sql.SQL("CREATE TABLE {} (LIKE termx.class INCLUDING ALL)").format(part))
+                    t0 = time.perf_counter()
+                    if how == "plain_copy":
+                        with conns[0].transaction(), stream.open("rb") as f, conns[0].cursor().copy(
+                                sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
+                            while data := f.read(8 << 20):
+                                copy.write(data)
+                    else:
+                        n = STORE_CONNECTIONS if how != "termx_1_connection" else 1
+                        _copy_classes(conns[:n], shard_id, shard, 100, lambda _: None)
+                    best[how] = min(best.get(how, float("inf")), time.perf_counter() - t0)
+                    conns[0].execute(sql.SQL("DROP TABLE {}").format(part))
+    out = {f"{k}_s": round(v, 2) for k, v in best.items()}
+    for how in best:
+        if how != "plain_copy":
+            out[f"{how}_rate_vs_plain"] = round(best["plain_copy"] / best[how], 3)
+    return {"classes": len(c), **out}
 
 
 def index_run(db: str, jsonl: Path, corpus: str, shard_size: int, workers: int) -> tuple[float, int]:
@@ -200,11 +281,16 @@ def main() -> None:
                     help="only measure terms --top 1000 on 1 vs 16 shards (or --shards), first call and warm")
     ap.add_argument("--growth", type=float, nargs="*", default=[],
                     help="only measure growth: synthetic corpora of these sizes (MB), fixed shard size, 2 workers")
+    ap.add_argument("--load", action="store_true",
+                    help="only compare termx's class load of one shard with a plain binary COPY of the same rows")
     ap.add_argument("--growth-shard-size", type=float, default=20.0, help="MB per shard with --growth")
     args = ap.parse_args()
     docs = load_documents(args.mb)
     if args.growth:
         growth(args.db, docs, args.growth, args.growth_shard_size)
+        return
+    if args.load:
+        print(json.dumps(load_compare(args.db, docs)), flush=True)
         return
     if args.worker_sizes:
         worker_memory(args.db, docs, args.worker_sizes)
@@ -226,15 +312,20 @@ def build_all(args: argparse.Namespace, docs: list, total: int) -> None:  # type
         if args.terms:
             terms_run(args.db, jsonl, total, args.shards if args.shards != [1, 4, 8, 16] else [1, 16])
             return
+        whole = raw_whole(docs)
         for k in args.shards:
             size = -(-total // k) + 1
             groups = cut_shards(docs, size)
             build, raw = build_ratio(groups)
             for w in args.workers:
                 wall, peak = index_run(args.db, jsonl, f"bench_shards_{k}", size, w)
+                pool_wall = pool_build_wall(groups, w)
                 row = {"shards_asked": k, "shards": len(groups), "workers": w, "wall_s": round(wall, 2),
                        "peak_rss_mb": round(peak / 1e6), "build_s": round(build, 2),
-                       "raw_divsufsort_kasai_s": round(raw, 2), "build_ratio": round(build / raw, 2)}
+                       "raw_divsufsort_kasai_s": round(raw, 2), "build_ratio": round(build / raw, 2),
+                       "build_wall_s": round(pool_wall, 2), "raw_whole_text_s": round(whole, 2),
+                       "build_wall_vs_raw_whole": round(pool_wall / whole, 2),
+                       "mb_per_s": round(total / 1e6 / wall, 2)}
                 print(json.dumps(row), flush=True)
 
 

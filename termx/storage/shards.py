@@ -10,6 +10,7 @@ worker fails or dies, the staged rows are purged and the database is as before.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import multiprocessing
@@ -34,15 +35,7 @@ from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.store import (
-    CorpusInfo,
-    _copy_arrays,
-    _copy_classes,
-    _copy_documents,
-    _swap,
-    _url,
-    get_corpus,
-)
+from termx.storage.store import STORE_CONNECTIONS, CorpusInfo, _swap, _url, get_corpus, store_shard
 
 
 @dataclass(frozen=True)
@@ -59,6 +52,7 @@ class ShardTask:
     vocab: list[str] | None
     max_k: int
     rep_cap: int
+    connections: int = 1  # to the database, for loading the shard (store.store_shard)
 
 
 @dataclass
@@ -80,24 +74,17 @@ def build_and_store(task: ShardTask) -> ShardResult:
     t0 = time.perf_counter()
     timings = Timings()
     shard = build_shard(task.documents, task.unit, task.max_k, timings=timings, vocab=task.vocab)
-    with psycopg.connect(task.url, autocommit=True) as conn, conn.transaction():
-        with timings.stage("store", Silent()):
-            _copy_documents(conn, task.corpus_id, task.shard_id, shard, _ignore, task.first_doc)
-            _copy_arrays(conn, task.shard_id, shard)
-            _copy_classes([conn], task.shard_id, shard, task.rep_cap, _ignore)
-        with timings.stage("create indexes", Silent()):
-            fault_point("create_index")
-            txn.index_partition_table([conn], task.shard_id)
+    with contextlib.ExitStack() as stack:
+        conns = [stack.enter_context(psycopg.connect(task.url, autocommit=True)) for _ in range(task.connections)]
+        store_shard(conns, task.corpus_id, task.shard_id, shard, task.rep_cap, timings, Silent(), task.first_doc,
+                    vocab=False)
         seconds = time.perf_counter() - t0
-        conn.execute("UPDATE termx.shard SET tokens = %s, classes = %s, built_at = now(), seconds = %s"
-                     " WHERE id = %s", (shard.tokens.n_tokens, len(shard.classes), round(seconds, 4), task.shard_id))
+        conns[0].execute("UPDATE termx.shard SET tokens = %s, classes = %s, built_at = now(), seconds = %s"
+                         " WHERE id = %s", (shard.tokens.n_tokens, len(shard.classes), round(seconds, 4),
+                                            task.shard_id))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return ShardResult(task.shard_no, shard.tokens.n_tokens, len(shard.documents), len(shard.classes),
                        shard.trivial_classes, seconds, peak, dict(timings))
-
-
-def _ignore(_: int) -> None:
-    """A progress callback that ignores advances (workers report when a shard is done)."""
 
 
 Runner = Callable[[list[ShardTask]], Iterator[ShardResult]]
@@ -110,9 +97,9 @@ def pool_runner(workers: int | None = None) -> Runner:
         raise InputError("`workers` must be at least 1", params=("workers",))
 
     def run(tasks: list[ShardTask]) -> Iterator[ShardResult]:
-        if count == 1 or len(tasks) == 1:
+        if count == 1 or len(tasks) == 1:  # one shard at a time, here: it may load over several connections
             for task in tasks:
-                yield build_and_store(task)
+                yield build_and_store(dataclasses.replace(task, connections=STORE_CONNECTIONS))
             return
         ctx = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=min(count, len(tasks)), mp_context=ctx)

@@ -80,23 +80,34 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
             raise _exists(name)
         corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
         with txn.staged_swap(conn, url, corpus_id) as swap:
-            with conn.transaction():
-                with timings.stage("store documents", progress, len(shard.documents)) as advance:
-                    _copy_documents(conn, corpus_id, shard_id, shard, advance)
-                    _copy_vocab(conn, corpus_id, shard)
-                    _copy_arrays(conn, shard_id, shard)
-                if on_load:
-                    on_load()
             with contextlib.ExitStack() as helpers:
                 conns = [conn, *(helpers.enter_context(txn.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))]
-                with timings.stage("store classes", progress, len(shard.classes)) as advance:
-                    _copy_classes(conns, shard_id, shard, rep_cap, advance)
-                with timings.stage("create indexes", progress):
-                    fault_point("create_index")
-                    txn.index_partition_table(conns, shard_id)
+                store_shard(conns, corpus_id, shard_id, shard, rep_cap, timings, progress, on_load=on_load)
             fault_point("staged")
             swap.old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
     return get_corpus(engine, name)
+
+
+def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: int, shard: Shard, rep_cap: int,
+                timings: Timings, progress: Progress, first_doc: int = 0, vocab: bool = True,
+                on_load: Callable[[], None] | None = None) -> None:
+    """Load a built shard into its staged rows and class table, and index that table: documents, `vocab` (when
+    the shard is the whole corpus) and arrays in one transaction on the first connection, then the class rows
+    and the indexes spread over all of `conns` (each piece commits; nothing is visible before the swap)."""
+    conn = conns[0]
+    with conn.transaction():
+        with timings.stage("store documents", progress, len(shard.documents)) as advance:
+            _copy_documents(conn, corpus_id, shard_id, shard, advance, first_doc)
+            if vocab:
+                _copy_vocab(conn, corpus_id, shard)
+            _copy_arrays(conn, shard_id, shard)
+        if on_load:
+            on_load()
+    with timings.stage("store classes", progress, len(shard.classes)) as advance:
+        _copy_classes(conns, shard_id, shard, rep_cap, advance)
+    with timings.stage("create indexes", progress):
+        fault_point("create_index")
+        txn.index_partition_table(conns, shard_id)
 
 
 def _url(engine: Engine) -> str:
