@@ -23,8 +23,8 @@ pytestmark = pytest.mark.slow
 
 # what bench/tune_terms.py --seed 0 prints: the chosen flags, and their test-part F1 per domain
 SEED = 0
-CHOSEN = ("files", "folded", 2, "specificity@reuters+manpages")
-PUBLISHED = {"corp": 0.302, "wind": 0.319}
+CHOSEN = ("files", "folded", 3, "specificity@reuters+manpages")
+PUBLISHED = {"corp": 0.300, "wind": 0.303}
 TOLERANCE = 0.005   # the pipeline is deterministic; this allows rounding and tie order, not a change of method
 
 
