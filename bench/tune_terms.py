@@ -10,21 +10,24 @@ lower-cased), and a ranked list keeps only candidates occurring there, lower-cas
 K = |gold of the part| terms: P = R = F1.
 
 The search (one pass per domain, the same flags for both domains; the winner has the best mean development F1
-over corp and wind, ties to the earlier grid point):
+over corp and wind, ties to the earlier grid point; only flag sets `termx index` / `termx terms` can run are
+chosen):
 - documents: files or paragraphs (blank-line separated) as the corpus's documents;
 - case: as written, or folded (`termx index --fold-case`, the reference corpus folded too);
 - --min-df 1, 2, 3, 5;
-- --rank adaptation, poisson, ridf, freq, df, specificity (reference: Reuters-21578, unit word);
-- nested-term discount (C-value style, computed here, `+nested`): for freq and specificity, a candidate's freq
-  is replaced by freq minus the mean freq of the longer candidates (same filters) that contain it as whole
-  tokens, before scoring.
+- --rank adaptation, poisson, ridf, freq, df, specificity; specificity against each reference corpus of general
+  text (unit word): Reuters-21578 (news), the Linux man pages (technical manuals), or both as one corpus;
+- shown, never chosen (not a `termx terms` option): the nested-term discount (C-value style, `+nested`) for
+  freq and specificity against both references: a candidate's freq is replaced by freq minus the mean freq of
+  the longer candidates (same filters) that contain it as whole tokens, before scoring.
 
 Every (documents, min-df) row also prints the recall ceiling: the share of the part's gold terms that are
 candidates at all (lower-cased), so a reader sees what the ranking could reach.
 
-Test: the chosen flags, the freq baseline (files, min-df 3, the CLI defaults with --min-len 1) and the previous
-default (specificity, files, min-df 3) on the test part of each domain, with paired tests (McNemar over the union
-of two lists, sign test over bins of 50 ranks; bench_terms._paired) against both.
+Test: the chosen flags, the freq baseline (files, min-df 3, the CLI defaults with --min-len 1) and the previously
+published flags (paragraphs, folded, min-df 5, specificity against Reuters with the nested discount; here under
+the current candidate rules) on the test part of each domain, with paired tests (McNemar over the union of two
+lists, sign test over bins of 50 ranks; bench_terms._paired) against both.
 
 Run from the repository root:  .venv/bin/python bench/tune_terms.py --seed 0 [--db URL]
 """
@@ -55,9 +58,13 @@ DOMAINS = ("corp", "wind")
 SCHEMES = ("files", "paragraphs")
 CASES = ("kept", "folded")
 MIN_DFS = (1, 2, 3, 5)
-RANKS = ("adaptation", "poisson", "ridf", "freq", "df", "specificity", "freq+nested", "specificity+nested")
+# reference corpora of general text for specificity: name -> the shared data files indexed as one corpus
+REFERENCES = {"reuters": ("en/reuters21578.jsonl",), "manpages": ("en/manpages.jsonl",),
+              "reuters+manpages": ("en/reuters21578.jsonl", "en/manpages.jsonl")}
+RANKS = ("adaptation", "poisson", "ridf", "freq", "df", *(f"specificity@{r}" for r in REFERENCES),
+         "freq+nested", "specificity@reuters+nested", "specificity@reuters+manpages+nested")
 BASELINE = ("files", "kept", 3, "freq")
-PREVIOUS = ("files", "kept", 3, "specificity")
+PREVIOUS = ("paragraphs", "folded", 5, "specificity@reuters+nested")
 MAX_NESTED_TOKENS = 12   # longer candidates are not searched for nested sub-terms (none are gold terms)
 
 
@@ -112,10 +119,21 @@ def nested_freq(rows: list[dict[str, Any]]) -> list[float]:
     return [r["freq"] - (total[n] / count[n] if count[n] else 0.0) for n, r in enumerate(rows)]
 
 
+def split_rank(rank: str) -> tuple[str, bool]:
+    """A grid ranking as (the termx ranking, with its reference: "specificity@reuters"; whether nested)."""
+    return rank.removesuffix("+nested"), rank.endswith("+nested")
+
+
+def flags(rank: str) -> tuple[str, str | None]:
+    """The `--rank` value and the reference corpus key (None but for specificity) of a termx ranking."""
+    name, _, ref = rank.partition("@")
+    return name, ref or None
+
+
 def ranked(rows_by_rank: dict[str, list[dict[str, Any]]], rank: str, min_df: int, tokens: int,
-           ref_tokens: int) -> list[str]:
+           ref_tokens: dict[str, int]) -> list[str]:
     """Terms of one ranking at one --min-df, best first (the stored order, or the nested re-ranking)."""
-    base, _, nested = rank.partition("+")
+    base, nested = split_rank(rank)
     rows = [r for r in rows_by_rank[base] if r["df"][0] >= min_df]
     if not nested:
         return [r["term"] for r in rows]
@@ -127,7 +145,7 @@ def ranked(rows_by_rank: dict[str, list[dict[str, Any]]], rank: str, min_df: int
         elif f <= 1:
             s = -math.inf
         else:
-            s = math.log((f / tokens) / ((r["ref_freq"] + 1.0) / ref_tokens)) * math.log(f)
+            s = math.log((f / tokens) / ((r["ref_freq"] + 1.0) / ref_tokens[flags(base)[1] or ""])) * math.log(f)
         scored.append((-s, -r["freq"], r["term"].encode("utf-8"), r["term"]))
     return [t[-1] for t in sorted(scored)]
 
@@ -136,26 +154,68 @@ def f1_list(terms: list[str], part: Part) -> tuple[float, list[str]]:
     return f1_at_gold_size(terms, part.gold, part.occurs)
 
 
-def references(engine: sa.Engine, rebuild: bool, cases: tuple[str, ...] = CASES) -> tuple[dict[str, str], int]:
-    """The reference corpus (Reuters-21578, unit word) in each case: names by case, and its tokens."""
-    ref_docs = [Document(str(r["id"]), r["text"]) for r in _jsonl(data_dir() / "en/reuters21578.jsonl")
+def references(engine: sa.Engine, rebuild: bool, cases: tuple[str, ...] = CASES,
+               keys: tuple[str, ...] = tuple(REFERENCES)) -> tuple[dict[tuple[str, str], str], dict[str, int]]:
+    """The reference corpora (unit word) in each case: names by (key, case), and their tokens by key."""
+    names = {"reuters": REFERENCE, "manpages": "bench-terms-manpages-word",
+             "reuters+manpages": "bench-terms-reuters-manpages-word"}
+    refs: dict[tuple[str, str], str] = {}
+    tokens: dict[str, int] = {}
+    for key in keys:
+        docs = [Document(str(r["id"]), r["text"]) for f in REFERENCES[key] for r in _jsonl(data_dir() / f)
                 if r["text"].strip()]
-    refs = {c: REFERENCE + ("-folded" if c == "folded" else "") for c in cases}
-    for case, ref in refs.items():
-        _corpus(engine, ref, ref_docs, Unit.word, rebuild, case == "folded", candidates=False)
-    return refs, get_corpus(engine, refs[cases[0]]).tokens
+        for case in cases:
+            refs[(key, case)] = names[key] + ("-folded" if case == "folded" else "")
+            _corpus(engine, refs[(key, case)], docs, Unit.word, rebuild, case == "folded", candidates=False)
+        tokens[key] = get_corpus(engine, refs[(key, cases[0])]).tokens
+    return refs, tokens
 
 
-def candidate_rows(engine: sa.Engine, domain: str, scheme: str, case: str, ranks: set[str], refs: dict[str, str],
-                   rebuild: bool) -> tuple[dict[str, list[dict[str, Any]]], int]:
-    """Index a domain as `scheme` documents in `case`; every candidate (min-df 1, min-len 1) of each ranking, best
-    first, and the corpus's tokens."""
+def candidate_rows(engine: sa.Engine, domain: str, scheme: str, case: str, ranks: set[str],
+                   refs: dict[tuple[str, str], str], rebuild: bool) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """Index a domain as `scheme` documents in `case`; every candidate (min-df 1, min-len 1) of each termx ranking
+    ("specificity@reuters": against that reference), best first, and the corpus's tokens."""
     docs, _ = _acter_docs(data_dir() / f"en/acter/{domain}", scheme == "paragraphs")
     name = f"bench-terms-acter-{domain}-{scheme}" + ("-folded" if case == "folded" else "")
     _corpus(engine, name, docs, Unit.word, rebuild, case == "folded")
-    rows = {r: extract_terms(engine, name, r, 10**8, min_df=1, min_len=1,
-                             reference=refs[case] if r == "specificity" else None) for r in ranks}
+    rows = {}
+    for r in ranks:
+        rank, ref = flags(r)
+        rows[r] = extract_terms(engine, name, rank, 10**8, min_df=1, min_len=1,
+                                reference=refs[(ref, case)] if ref else None)
     return rows, get_corpus(engine, name).tokens
+
+
+@dataclass
+class Search:
+    """The grid's ranked lists, recall ceilings and development F1, and the flags chosen on them."""
+
+    split: dict[str, tuple[Part, Part]]
+    lists: dict[tuple[str, str, str, int, str], list[str]]
+    ceiling: dict[tuple[str, str, str, int, int], float]
+    dev_f1: dict[tuple[str, str, str, int, str], float]
+    chosen: tuple[str, str, int, str]
+
+
+def search(engine: sa.Engine, seed: int, rebuild: bool = False) -> Search:
+    """Rank every grid point on both domains, score the development parts, choose the best runnable flags."""
+    refs, ref_tokens = references(engine, rebuild)
+    split = {d: parts(d, seed) for d in DOMAINS}
+    lists: dict[tuple[str, str, str, int, str], list[str]] = {}
+    ceiling: dict[tuple[str, str, str, int, int], float] = {}
+    for d, scheme, case in itertools.product(DOMAINS, SCHEMES, CASES):
+        rows, tokens = candidate_rows(engine, d, scheme, case, {split_rank(x)[0] for x in RANKS}, refs, rebuild)
+        for m in MIN_DFS:
+            cands = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
+            for p, part in enumerate(split[d]):
+                ceiling[(d, scheme, case, m, p)] = len(part.gold & cands) / len(part.gold)
+            for rank in RANKS:
+                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
+    grid = list(itertools.product(SCHEMES, CASES, MIN_DFS, RANKS))
+    dev_f1 = {(d, *g): f1_list(lists[(d, *g)], split[d][0])[0] for d in DOMAINS for g in grid}
+    runnable = [g for g in grid if not split_rank(g[3])[1]]
+    chosen = max(runnable, key=lambda g: (sum(dev_f1[(d, *g)] for d in DOMAINS), -grid.index(g)))
+    return Search(split, lists, ceiling, dev_f1, chosen)
 
 
 def main() -> None:
@@ -164,47 +224,34 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rebuild", action="store_true")
     args = ap.parse_args()
-    engine: sa.Engine = get_engine(args.db)
-    refs, ref_tokens = references(engine, args.rebuild)
-    split = {d: parts(d, args.seed) for d in DOMAINS}
+    found = search(get_engine(args.db), args.seed, args.rebuild)
+    split, lists, ceiling, dev_f1, chosen = found.split, found.lists, found.ceiling, found.dev_f1, found.chosen
     print(f"seed {args.seed}; split of the annotated files by document (dev | test):")
     for d in DOMAINS:
         dev, test = split[d]
         print(f"  {d}: dev {dev.files} (K = {len(dev.gold)}) | test {test.files} (K = {len(test.gold)})")
-    lists: dict[tuple[str, str, str, int, str], list[str]] = {}
-    ceiling: dict[tuple[str, str, str, int, int], float] = {}
-    for d, scheme, case in itertools.product(DOMAINS, SCHEMES, CASES):
-        rows, tokens = candidate_rows(engine, d, scheme, case, {x.partition("+")[0] for x in RANKS}, refs,
-                                      args.rebuild)
-        for m in MIN_DFS:
-            cands = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
-            for p, part in enumerate(split[d]):
-                ceiling[(d, scheme, case, m, p)] = len(part.gold & cands) / len(part.gold)
-            for rank in RANKS:
-                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
-
-    grid = list(itertools.product(SCHEMES, CASES, MIN_DFS, RANKS))
-    dev_f1 = {(d, *g): f1_list(lists[(d, *g)], split[d][0])[0] for d in DOMAINS for g in grid}
     print("\nDevelopment F1 (mean of corp and wind; recall ceiling per domain in brackets):")
-    print(f"  {'documents, case, min-df [ceiling]':<36}" + "".join(f"{r:>19}" for r in RANKS))
+    print("  columns: " + ", ".join(f"{n} = {r}" for n, r in enumerate(RANKS)))
+    print(f"  {'documents, case, min-df [ceiling]':<36}" + "".join(f"{n:>7}" for n in range(len(RANKS))))
     for scheme, case, m in itertools.product(SCHEMES, CASES, MIN_DFS):
         cells = [f"{sum(dev_f1[(d, scheme, case, m, r)] for d in DOMAINS) / len(DOMAINS):.3f}" for r in RANKS]
         ceil = "/".join(f"{ceiling[(d, scheme, case, m, 0)]:.2f}" for d in DOMAINS)
-        print(f"  {f'{scheme}, {case}, {m} [{ceil}]':<36}" + "".join(f"{c:>19}" for c in cells))
-    chosen = max(grid, key=lambda g: (sum(dev_f1[(d, *g)] for d in DOMAINS), -grid.index(g)))
+        print(f"  {f'{scheme}, {case}, {m} [{ceil}]':<36}" + "".join(f"{c:>7}" for c in cells))
+    rank, ref = flags(chosen[3])
     print(f"\nchosen (seed {args.seed}): documents={chosen[0]} case={chosen[1]} --min-df {chosen[2]} "
-          f"--rank {chosen[3]}  (dev F1 " + ", ".join(f"{d} {dev_f1[(d, *chosen)]:.3f}" for d in DOMAINS) + ")")
+          f"--rank {rank}" + (f" --reference {ref}" if ref else "") + "  (dev F1 "
+          + ", ".join(f"{d} {dev_f1[(d, *chosen)]:.3f}" for d in DOMAINS) + ")")
 
     print("\nTest part only (never used above):")
     for d in DOMAINS:
         test = split[d][1]
         out = {}
-        for label, g in (("chosen", chosen), ("freq baseline", BASELINE), ("previous default", PREVIOUS)):
+        for label, g in (("chosen", chosen), ("freq baseline", BASELINE), ("previous flags", PREVIOUS)):
             f1, top = f1_list(lists[(d, *g)], test)
             out[label] = top
-            print(f"  {d} {label:<17} {g[0]}, {g[1]}, min-df {g[2]}, {g[3]:<18} F1 {f1:.3f}  "
+            print(f"  {d} {label:<15} {g[0]}, {g[1]}, min-df {g[2]}, {g[3]:<27} F1 {f1:.3f}  "
                   f"(recall ceiling {ceiling[(d, *g[:3], 1)]:.3f}, K = {len(test.gold)})")
-        for other in ("freq baseline", "previous default"):
+        for other in ("freq baseline", "previous flags"):
             print(f"  {d} chosen vs {other}: {_paired(out['chosen'], out[other], test.gold.__contains__, other)}")
 
 

@@ -23,6 +23,7 @@ from termx.storage.loaded import load_index
 from termx.storage.store import drop_corpus
 from termx.terms import (
     NULL_BINS,
+    PREPOSITIONS,
     STOP_WORDS,
     Ranking,
     candidate_classes,
@@ -99,17 +100,29 @@ def _text(sub: tuple[int, ...], unit: Unit, vocab: list[str] | None) -> str | No
     return "".join(vocab[t - 1] for t in sub)
 
 
-def _acceptable(sub: tuple[int, ...], text: str | None, where: list[int], kind: list[str], spaced: bool) -> bool:
-    """Begins and ends with a whole letter/word, holds nothing breaking; if spaced, mostly whole words and no
-    stop word at either end."""
+def _acceptable(sub: tuple[int, ...], text: str | None, where: list[int], kind: list[str], spaced: bool,
+                words: list[tuple[str, bool]] | None) -> bool:
+    """Begins and ends with a whole letter/word, holds nothing breaking; word units (`words`: each token and
+    whether white space is on both its sides): no such loose stop word inside but one preposition; if spaced,
+    mostly whole words and no stop word at either end."""
     ln, p = len(sub), where[0]
     if text is None or ln > 100 or "B" in kind[p:p + ln] or kind[p] != "W" or kind[p + ln - 1] != "W":
         return False
+    if words is not None:
+        inner = [w.lower() for w, loose in words if loose and w.lower() in STOP_WORDS]
+        if len(inner) > 1 or any(w not in PREPOSITIONS for w in inner):
+            return False
     if spaced:
         whole = sum(1 for s in where if kind[s - 1] not in "WI" and kind[s + ln] not in "WI")
         words = re.findall(r"\w+", text)
         return 2 * whole >= len(where) and words[0].lower() not in STOP_WORDS and words[-1].lower() not in STOP_WORDS
     return True
+
+
+def _loose(sub: tuple[int, ...], at: int, vocab: list[str] | None, glue: list[bool]) -> list[tuple[str, bool]]:
+    """The member's words at position `at`, each with whether white space is on both its sides."""
+    assert vocab is not None
+    return [(vocab[t - 1], not glue[at + k] and not glue[at + k + 1]) for k, t in enumerate(sub)]
 
 
 def oracle(texts: list[str], unit: Unit) -> list[dict]:  # type: ignore[type-arg]
@@ -139,8 +152,10 @@ def oracle(texts: list[str], unit: Unit) -> list[dict]:  # type: ignore[type-arg
         contexts = [_context(p, toks, kind, spaced) for p in where]
         if None not in contexts and len(set(contexts)) == 1:
             continue   # always preceded by the same word/token: a fragment of a longer candidate
+        first = min(where, key=lambda p: toks[p:])   # the first occurrence in suffix order
         sub = next((m for m in sorted(members, key=len, reverse=True)
-                    if _acceptable(m, _text(m, unit, ta.vocab), where, kind, spaced)), None)
+                    if _acceptable(m, _text(m, unit, ta.vocab), where, kind, spaced,
+                                   _loose(m, first, ta.vocab, glue) if glue is not None else None)), None)
         if sub is None:
             continue
         ln = len(sub)
@@ -151,7 +166,6 @@ def oracle(texts: list[str], unit: Unit) -> list[dict]:  # type: ignore[type-arg
             words = [ta.vocab[t - 1] for t in sub]
             text = "".join(words)
             if glue is not None:
-                first = min(where, key=lambda p: toks[p:])
                 text = "".join(("" if k == 0 or glue[first + k] else " ") + w for k, w in enumerate(words))
         counts = Counter(doc_of[p] for p in where)
         df = [sum(1 for c in counts.values() if c >= k) for k in range(1, KMAX + 1)]
@@ -225,7 +239,8 @@ def _joined(pieces: list[str], seps: list[str], max_size: int) -> st.SearchStrat
 
 BYTE_TEXT = _joined(["ab", "ba", "aab", "é", "bé1", "a-b", "1"], [" ", " ", "  ", "", ".", "\n", "-"], 12)
 CHAR_TEXT = _joined(["中文", "文", "中国", "ab", "b", "1中"], ["", "", " ", "  ", ","], 12)
-WORD_TEXT = _joined(["wind energy", "wind turbine", "the wind", "of the blade", "Wind", "42", "energy-blade"],
+WORD_TEXT = _joined(["wind energy", "wind turbine", "the wind", "of the blade", "Wind", "42", "energy-blade", "of wind",
+                     "in", "cut-out", "of-the"],
                     [" ", " ", ". ", " - ", ""], 10)
 
 
@@ -319,6 +334,44 @@ def test_word_candidates_keep_their_spelling_and_skip_stop_word_edges(engine) ->
     assert {"anti-corruption", "anti-corruption law", "land"} <= got
     assert not {"anti - corruption", "the land", "law of the", "law."} & got
     drop_corpus(engine, name)
+
+
+def test_word_candidates_hold_no_stop_word_inside_but_one_preposition(engine) -> None:  # type: ignore[no-untyped-def]
+    texts = ["abuse of power and money laundering", "abuse of power. Abuse of power and money laundering",
+             "money laundering in the banks of the city", "money laundering in the banks of the city",
+             "trading in influence of officials", "trading in influence of officials",
+             "the cut-out wind speed of Bernoulli's equation", "a cut-out wind speed of Bernoulli's equation"]
+    name = _index(engine, texts, Unit.word)
+    got = {r["term"] for r in extract_terms(engine, name, "df", 1000, 1, 1, 40)}
+    # "banks", "trading in influence": the longest members of their classes that pass
+    # stop words that are parts of words ("out" in "cut-out", "s" in "Bernoulli's") do not count
+    assert {"abuse of power", "money laundering", "banks", "city", "trading in influence",
+            "cut-out wind speed of Bernoulli's equation"} <= got
+    assert not {"trading in influence of officials", "power and money laundering", "laundering in the banks",
+                "money laundering in the banks of the city", "banks of the city"} & got
+    drop_corpus(engine, name)
+
+
+def test_candidates_of_older_rules_are_rebuilt(engine) -> None:  # type: ignore[no-untyped-def]
+    """A candidate set stored under another CANDIDATE_RULES version (and its reference counts) is recomputed."""
+    from termx.terms import CANDIDATE_RULES
+
+    texts = ["abuse of power and money laundering", "abuse of power and money laundering", "money laundering"]
+    name, ref = _index(engine, texts, Unit.word), _index(engine, ["money", "power"], Unit.word)
+    want = extract_terms(engine, name, "specificity", 1000, 1, 1, 40, reference=ref)
+    with engine.begin() as conn:
+        shards = "SELECT s.id FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n"
+        conn.execute(sa.text(f"UPDATE termx.candidate_set SET rules = :r WHERE shard_id IN ({shards})"),
+                     {"r": CANDIDATE_RULES - 1, "n": name})
+        conn.execute(sa.text(f"UPDATE termx.candidate SET term = 'stale' WHERE shard_id IN ({shards})"), {"n": name})
+    assert extract_terms(engine, name, "specificity", 1000, 1, 1, 40, reference=ref) == want
+    with engine.connect() as conn:
+        rules = conn.execute(sa.text(f"SELECT rules FROM termx.candidate_set WHERE shard_id IN ({shards})"),
+                             {"n": name}).scalars().all()
+    assert rules == [CANDIDATE_RULES]
+    assert "abuse of power" in {r["term"] for r in want}
+    drop_corpus(engine, name)
+    drop_corpus(engine, ref)
 
 
 def test_null_adaptation_matches_per_document_sum() -> None:

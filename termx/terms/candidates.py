@@ -16,9 +16,9 @@ from termx.errors import TermxError
 from termx.index.units import WORD_RE, Unit
 from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex
-from termx.terms.kinds import BREAK, INNER, SPACE, STOP_WORDS, WORD, token_kinds
+from termx.terms.kinds import BREAK, INNER, PREPOSITIONS, SPACE, STOP_WORDS, WORD, token_kinds
 
-CANDIDATE_RULES = 1        # bump when the rules change: stored candidate sets of older rules are rebuilt
+CANDIDATE_RULES = 2        # bump when the rules change: stored candidate sets of older rules are rebuilt
 SPACED_FRACTION = 0.05     # byte/char text whose tokens are at least 5 % spaces is "spaced" (words between spaces)
 NULL_BINS = 1000           # document-length groups of the length-aware Poisson null (exact below this many)
 P0_CEILING = 1.0 - 1e-15  # p0 stays below 1, so that log(1 − p0) is finite
@@ -149,12 +149,30 @@ def _stop_word(lower, start, end, stops):  # type: ignore[no-untyped-def]
     return k < len(stops) and stops[k] == h
 
 
+def _stop_counts(unit: Unit, tokens: np.ndarray, vocab: list[str] | None,
+                 glue: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Word units: prefix counts over positions of the loose prepositions and of the other loose stop words
+    (position k holds the count before k), so that a member's inner stop words are two subtractions; empty
+    otherwise. Loose: white space on both sides — "s" in "Bernoulli's", "out" in "cut-out" are parts of words."""
+    if unit is not Unit.word:
+        return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    assert vocab is not None and glue is not None
+    lower = [v.lower() for v in vocab]
+    loose = ~glue & ~np.concatenate((glue[1:], [False]))
+    prep = np.array([False] + [w in PREPOSITIONS for w in lower])[np.asarray(tokens)] & loose
+    other = np.array([False] + [w in STOP_WORDS and w not in PREPOSITIONS for w in lower])[np.asarray(tokens)] & loose
+    return (np.concatenate(([0], np.cumsum(prep, dtype=np.int64))),
+            np.concatenate(([0], np.cumsum(other, dtype=np.int64))))
+
+
 @nb.njit(cache=True, nogil=True)  # nogil: jdf runs candidates beside its sketch walk
 def _select(sa_, cls_i, cls_j, cls_lbl, cls_sil, max_len, left_max, kind, cont, start_ok, spaced,  # type: ignore[no-untyped-def]
-            lower, stops, out):
+            lower, stops, words, n_prep, n_other, out):
     """out[c] = length of class c's candidate, 0 for none: its longest member of at most max_len tokens that
-    holds no breaking token, begins and ends with a whole word character/token and, in spaced text, occurs
-    as whole words at least half the time and neither begins nor ends with a stop word (docs/terms.md)."""
+    holds no breaking token, begins and ends with a whole word character/token, in a word corpus holds no loose
+    stop word inside but one preposition (at its first occurrence in suffix order, as its surface form), and in
+    spaced text occurs as whole words at least half the time and neither begins nor ends with a stop word
+    (docs/terms.md)."""
     for c in range(len(cls_i)):
         if not left_max[c]:
             continue
@@ -181,6 +199,8 @@ def _select(sa_, cls_i, cls_j, cls_lbl, cls_sil, max_len, left_max, kind, cont, 
                 q -= 1
             if kind[q] != WORD:
                 continue
+            if words and (n_other[p + m] - n_other[p] > 0 or n_prep[p + m] - n_prep[p] > 1):
+                continue   # a stop word inside other than one preposition
             if spaced:
                 if m < sil:
                     if _wordish(kind[p + m]):
@@ -258,7 +278,8 @@ def candidate_classes(index: LoadedIndex, texts: Sequence[str] | None = None, ma
     """The term candidates of one loaded shard (word units need its document texts for spacing).
 
     Per left-maximal class, the longest member (at most `max_len` tokens, default the corpus's rep_cap) that
-    holds no breaking token and begins and ends like a term (`_select`); docs/terms.md has the rules. `spaced`:
+    holds no breaking token, begins and ends like a term and (word units) holds no stop word inside but one
+    preposition (`_select`); docs/terms.md has the rules. `spaced`:
     whether the corpus is spaced text (default: decided from this shard, right for a one-shard corpus).
     """
     tokens = np.asarray(index.tokens)
@@ -273,16 +294,17 @@ def candidate_classes(index: LoadedIndex, texts: Sequence[str] | None = None, ma
     start_ok = np.concatenate(([0], np.cumsum((before != WORD) & (before != INNER))))
     lengths = np.zeros(len(cls_i), dtype=np.int32)
     lower = _ascii_lower(index.unit, tokens, index.vocab) if spaced else np.zeros(1, dtype=np.uint8)
-    _select(sa_, cls_i, cls_j, np.asarray(index.cls_lbl), cls_sil,
-            max_len if max_len is not None else index.corpus.rep_cap, left_maximal(ctx, sa_, cls_i, cls_j),
-            kind, cont, start_ok, spaced, lower, _stop_hashes(), lengths)
-    cls = np.flatnonzero(lengths)
-    starts = sa_[cls_i[cls]].astype(np.int64)
-    freq = cls_j[cls].astype(np.int64) - cls_i[cls] + 1
     glue = None
     if index.unit is Unit.word:
         if texts is None:
             raise TermxError("word-unit candidates need the document texts")
         glue = _glue(texts, np.asarray(index.doc_len), len(tokens))
+    n_prep, n_other = _stop_counts(index.unit, tokens, index.vocab, glue)
+    _select(sa_, cls_i, cls_j, np.asarray(index.cls_lbl), cls_sil,
+            max_len if max_len is not None else index.corpus.rep_cap, left_maximal(ctx, sa_, cls_i, cls_j),
+            kind, cont, start_ok, spaced, lower, _stop_hashes(), index.unit is Unit.word, n_prep, n_other, lengths)
+    cls = np.flatnonzero(lengths)
+    starts = sa_[cls_i[cls]].astype(np.int64)
+    freq = cls_j[cls].astype(np.int64) - cls_i[cls] + 1
     p0 = np.minimum(length_aware_poisson_adaptation(freq, index.doc_len, NULL_BINS), P0_CEILING)
     return Candidates(cls, lengths[cls], p0, _surface(index, starts, lengths[cls], glue), spaced)

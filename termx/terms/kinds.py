@@ -24,7 +24,12 @@ once only or other our ours ourselves out over own same she should so some such 
 themselves then there these they this those through to too under until up very was we were what when where which
 while who whom why will with would you your yours yourself yourselves s t d ll m re ve
 """.split())
-
+# The stop words that may sit inside a multi-word term of a word corpus, once ("abuse of power", "right to
+# information"): the prepositions of the list, the P of Justeson & Katz's noun-phrase pattern without tagging.
+PREPOSITIONS = frozenset("""
+about above after against at before below between by during for from in into of off on over through to under until
+with
+""".split())
 
 
 def char_kind(ch: str) -> int:
