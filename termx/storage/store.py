@@ -30,7 +30,7 @@ from termx.storage.copyrows import copy_binary
 if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is stored
     from termx.index.build import Shard
 
-ARRAY_CHUNK_BYTES = 16 << 20
+ARRAY_CHUNK_BYTES = 16 << 20  # a multiple of 8: a filter word (termx.index.ngramfilter) never spans two chunks
 
 
 @dataclass
@@ -224,6 +224,10 @@ def _copy_vocab(conn: psycopg.Connection, corpus_id: int, shard: Shard) -> None:
 def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
     """The arrays look-ups need, in chunks of raw little-endian bytes."""
     arrays = {"tokens": shard.tokens.tokens, "sa": shard.sa, "doc_start": shard.tokens.doc_start}
+    if shard.ngram_filter is not None:
+        from termx.index.ngramfilter import ARRAY
+
+        arrays[ARRAY] = shard.ngram_filter
 
     def rows() -> Iterator[tuple[Any, ...]]:
         for name, arr in arrays.items():
