@@ -70,20 +70,24 @@ def index_run(db: str, jsonl: Path, corpus: str, shard_size: int, workers: int) 
     return float(out[1]), int(out[2]) * 1024
 
 
-def stats_latency(db: str, corpus: str, patterns: list[str], shard_filter: bool = True) -> tuple[float, float]:
-    """p50 and p99 seconds of SQL termx.stats(corpus, pattern) over the patterns, on one connection; without
-    `shard_filter` the shards' n-gram filters are ignored (SET termx.shard_filter = off)."""
+def stats_latency(db: str, runs: list[tuple[str, bool]], patterns: list[str]) -> list[tuple[float, float, float]]:
+    """p50, p99 and mean seconds of SQL termx.stats(corpus, pattern) over the patterns for each (corpus, use the shards'
+    n-gram filters) of `runs`, one connection each (without filters: SET termx.shard_filter = off). The runs take
+    turns pattern by pattern, so a change of the machine's load falls on all of them alike."""
     engine = sa.create_engine(sa.engine.make_url(db).set(drivername="postgresql+psycopg"))
-    times = []
-    with engine.connect() as conn:
-        conn.execute(sa.text("SELECT set_config('termx.shard_filter', :v, false)"),
-                     {"v": "on" if shard_filter else "off"})
-        for p in patterns:
+    conns = [engine.connect() for _ in runs]
+    times: list[list[float]] = [[] for _ in runs]
+    for conn, (_, use) in zip(conns, runs, strict=True):
+        conn.execute(sa.text("SELECT set_config('termx.shard_filter', :v, false)"), {"v": "on" if use else "off"})
+    for p in patterns:
+        for n, (conn, (corpus, _)) in enumerate(zip(conns, runs, strict=True)):
             t0 = time.perf_counter()
             conn.execute(sa.text("SELECT * FROM termx.stats(:c, :p)"), {"c": corpus, "p": p}).all()
-            times.append(time.perf_counter() - t0)
+            times[n].append(time.perf_counter() - t0)
+    for conn in conns:
+        conn.close()
     engine.dispose()
-    return float(np.percentile(times, 50)), float(np.percentile(times, 99))
+    return [(float(np.percentile(t, 50)), float(np.percentile(t, 99)), float(np.mean(t))) for t in times]
 
 
 def filter_rates(db: str, corpus: str, patterns: list[str]) -> dict[str, float]:
@@ -289,8 +293,8 @@ def shard_seconds(db: str, corpus: str) -> float:
 
 def stats_compare(db: str, docs: list, queries: int) -> dict[str, float]:  # type: ignore[type-arg]
     """termx.stats p50/p99 on the 16-shard and the 1-shard corpus, for random substrings of 2-12 characters, with
-    the shards' n-gram filters and without (the 1-shard p50 with filters is the reference of both ratios), and
-    how often the filters rule a shard out."""
+    the shards' n-gram filters and without (each ratio against the 1-shard corpus in the same setting), and how
+    often the filters rule a shard out."""
     rng = random.Random(1)
     patterns: list[str] = []
     while len(patterns) < queries:
@@ -299,19 +303,18 @@ def stats_compare(db: str, docs: list, queries: int) -> dict[str, float]:  # typ
         if len(text) > n:
             at = rng.randrange(len(text) - n)
             patterns.append(text[at: at + n])
-    for corpus in ("bench_shards_1", "bench_shards_16"):  # read both corpora's pages into the server's cache first
-        stats_latency(db, corpus, patterns)
-        stats_latency(db, corpus, patterns, shard_filter=False)
+    runs = [(f"bench_shards_{k}", use) for use in (True, False) for k in (1, 16)]
+    stats_latency(db, runs, patterns)  # read both corpora's pages into the server's cache first
+    (one, many, one_off, many_off) = stats_latency(db, runs, patterns)
     out: dict[str, float] = {}
-    for label, use in (("", True), ("_nofilter", False)):
-        one, many = stats_latency(db, "bench_shards_1", patterns, use), stats_latency(db, "bench_shards_16",
-                                                                                     patterns, use)
-        out |= {f"stats_p50_ms_1{label}": round(one[0] * 1e3, 2), f"stats_p99_ms_1{label}": round(one[1] * 1e3, 2),
-                f"stats_p50_ms_16{label}": round(many[0] * 1e3, 2), f"stats_p99_ms_16{label}": round(many[1] * 1e3, 2)}
+    for label, (a, b) in (("", (one, many)), ("_nofilter", (one_off, many_off))):
+        out |= {f"stats_p50_ms_1{label}": round(a[0] * 1e3, 2), f"stats_p99_ms_1{label}": round(a[1] * 1e3, 2),
+                f"stats_p50_ms_16{label}": round(b[0] * 1e3, 2), f"stats_p99_ms_16{label}": round(b[1] * 1e3, 2),
+                f"stats_mean_ms_1{label}": round(a[2] * 1e3, 2), f"stats_mean_ms_16{label}": round(b[2] * 1e3, 2)}
     out["p50_ratio"] = round(out["stats_p50_ms_16"] / out["stats_p50_ms_1"], 2)
-    out["p50_ratio_nofilter"] = round(out["stats_p50_ms_16_nofilter"] / out["stats_p50_ms_1"], 2)
+    out["p50_ratio_nofilter"] = round(out["stats_p50_ms_16_nofilter"] / out["stats_p50_ms_1_nofilter"], 2)
     out["p99_ratio"] = round(out["stats_p99_ms_16"] / out["stats_p99_ms_1"], 2)
-    out["p99_ratio_nofilter"] = round(out["stats_p99_ms_16_nofilter"] / out["stats_p99_ms_1"], 2)
+    out["p99_ratio_nofilter"] = round(out["stats_p99_ms_16_nofilter"] / out["stats_p99_ms_1_nofilter"], 2)
     return out | filter_rates(db, "bench_shards_16", patterns) | {"load_average": round(os.getloadavg()[0], 2)}
 
 

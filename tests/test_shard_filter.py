@@ -173,4 +173,29 @@ def test_filters_are_stored_and_rule_shards_out(engine: Engine) -> None:
     patterns = ["dog ran", "the", "zebra", "a", "mat"]
     want = [(len(occ), df_k(occ, KMAX)) for occ in (occurrences.get(tuple(p.encode()), []) for p in patterns)]
     assert _stats(engine, name, patterns, True) == _stats(engine, name, patterns, False) == want
+    with engine.begin() as conn:  # a filter of zeros rules everything out: termx.stats does consult the filters
+        conn.execute(sa.text("UPDATE termx.index_array a SET data = decode(repeat('00', octet_length(a.data)), 'hex')"
+                             " FROM termx.shard s, termx.corpus c WHERE a.shard_id = s.id AND s.corpus_id = c.id"
+                             " AND c.name = :c AND a.name = :n"), {"c": name, "n": ngramfilter.ARRAY})
+    assert _stats(engine, name, ["dog ran"], True) == [(0, [0, 0, 0])]
+    assert _stats(engine, name, ["dog ran"], False) == want[:1]
 
+
+
+def test_filters_in_many_chunks(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A filter stored in chunks of 16 bytes (two words) is read from the chunk holding each word: same answers."""
+    monkeypatch.setattr("termx.storage.store.FILTER_CHUNK_BYTES", 16)
+    rng = np.random.default_rng(3)
+    texts = ["".join(rng.choice(list("abcé_"), int(rng.integers(5, 40)))) for _ in range(12)]
+    name = _build(engine, [Document(f"d{n}", t) for n, t in enumerate(texts)], [4, 8], Unit.char)
+    with engine.connect() as conn:
+        chunks = conn.execute(sa.text("SELECT max(a.chunk) FROM termx.index_array a JOIN termx.shard s"
+                                      " ON s.id = a.shard_id JOIN termx.corpus c ON c.id = s.corpus_id"
+                                      " WHERE c.name = :c AND a.name = :n"),
+                              {"c": name, "n": ngramfilter.ARRAY}).scalar()
+    assert chunks > 2
+    occurrences = substring_occurrences(token_lists(texts, Unit.char))
+    extra = ["".join(rng.choice(list("abcé_"), int(rng.integers(1, 12)))) for _ in range(200)]
+    patterns = _patterns(texts, Unit.char, occurrences, extra)
+    want = [(len(occ), df_k(occ, KMAX)) for occ in (occurrences.get(tuple(p), []) for p in patterns)]
+    assert _stats(engine, name, patterns, True) == _stats(engine, name, patterns, False) == want

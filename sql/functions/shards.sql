@@ -26,9 +26,6 @@ DECLARE
     r record;
     p record;
     ids bigint[];
-    hashes bigint[];
-    masks bigint[];
-    use_filter boolean;
     pat bytea;
     width integer;
     tok_chunk bigint;
@@ -44,6 +41,10 @@ DECLARE
     last_rank bigint;
     pos bigint;
     d record;
+    hashes bigint[];
+    masks bigint[];
+    known boolean;
+    use_filter boolean;
     occurs boolean := false;
 BEGIN
     IF corpus IS NULL OR pattern IS NULL THEN
@@ -74,41 +75,75 @@ BEGIN
     -- starts with the pattern, it is the pattern's class. Byte reps that begin inside a character start with
     -- U+FFFD, so such patterns take the exact path.
     probe := n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533)));
-    IF c.unit = 'byte' THEN
-        pat := convert_to(pattern, 'UTF8');
-        SELECT array_agg(get_byte(pat, g)::bigint ORDER BY g) INTO ids FROM generate_series(0, n_tok - 1) AS g;
-    ELSE  -- token ids are the corpus's, the same in every shard
+    IF c.unit <> 'byte' THEN  -- token ids are the corpus's, the same in every shard
         SELECT array_agg(v.token_id::bigint ORDER BY t.n) INTO ids
         FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
         LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
     END IF;
-    -- The keys of the shards' "does not occur" filters (ngram_filter.sql); none when a token is not the corpus's:
-    -- then the pattern occurs nowhere, and no shard is probed. SET termx.shard_filter = off ignores the filters
-    -- (bench/bench_shards.py compares; the answers are the same).
-    SELECT k.hashes, k.masks INTO hashes, masks
-    FROM termx._ngram_keys(CASE WHEN array_position(ids, NULL) IS NULL THEN ids END) k;
-    probe := probe AND hashes IS NOT NULL;
-    use_filter := hashes IS NOT NULL AND coalesce(current_setting('termx.shard_filter', true), '') <> 'off';
+    -- Over several shards, the keys of the shards' "does not occur" filters (ngram_filter.sql); a token the corpus
+    -- does not use means the pattern occurs nowhere, and no shard is probed. (One shard is probed anyway, so its
+    -- filter would only add a read.) SET termx.shard_filter = off ignores the filters (bench/bench_shards.py
+    -- compares; the answers are the same).
+    known := c.unit = 'byte' OR array_position(ids, NULL) IS NULL;
+    use_filter := c.shards > 1 AND known
+                  AND coalesce(current_setting('termx.shard_filter', true), '') <> 'off';
+    IF use_filter THEN
+        SELECT k.hashes, k.masks INTO hashes, masks
+        FROM termx._ngram_keys(CASE WHEN c.unit = 'byte' THEN (
+                 SELECT array_agg(get_byte(convert_to(pattern, 'UTF8'), g)::bigint ORDER BY g)
+                 FROM generate_series(0, n_tok - 1) AS g) ELSE ids END) k;
+    END IF;
 
-    -- One statement for every shard: the first rep >= the pattern (r) and, only where r is not the pattern's
-    -- class (OFFSET 0 keeps that test inside f, where it skips the filter), the shard's filter: a pattern it rules
-    -- out does not occur there; elsewhere it occurs at most once (or is too long for a rep), which only the
-    -- shard's suffix array tells (the exact path below). Shard ids are values of the statement, so its generic plan
-    -- (plan_cache_mode, above: no re-planning per call) opens each shard's partition of termx.class alone.
-    FOR p IN SELECT s.id, s.shard_no, s.tokens, r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep,
-                    coalesce(r.found, false) AS found, coalesce(f.maybe, hashes IS NOT NULL) AS maybe
+    -- The shards, with the widths and chunk sizes of their token and suffix arrays, and whether each shard's
+    -- filter lets the pattern occur (one statement for all shards: termx.index_array is not partitioned; the
+    -- class probes are not made there, since a lateral probe of the partitioned termx.class initialises every
+    -- partition of the database at each call). Per shard where the pattern may occur, one statement
+    -- probes its partition of termx.class: the first rep >= the pattern (r) and, for the exact path, the class
+    -- of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep
+    -- sharing most with the pattern is next to it in rep order: r or b (the last rep before the pattern). The
+    -- shard id is a value of the statement, so its generic plan (plan_cache_mode, above: no re-planning per
+    -- call) opens that shard's partition only.
+    FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk,
+                    coalesce(f.maybe, known) AS maybe
              FROM termx.shard s
-             LEFT JOIN LATERAL (SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep,
-                                       k.rep = key OR starts_with(k.rep, CASE WHEN c.unit = 'word' THEN key || ' '
-                                                                         ELSE key END) AS found
-                                FROM termx.class k
-                                WHERE probe AND k.shard_id = s.id AND k.rep >= key COLLATE "C"
-                                ORDER BY k.rep, k.sil LIMIT 1) r ON true
+             CROSS JOIN LATERAL (
+                 SELECT max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'tokens') AS width,
+                        max(octet_length(x.data)) FILTER (WHERE x.name = 'tokens') AS tok_chunk,
+                        max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'sa') AS sa_width,
+                        max(octet_length(x.data)) FILTER (WHERE x.name = 'sa') AS sa_chunk
+                 FROM termx.index_array x WHERE x.shard_id = s.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a
              LEFT JOIN LATERAL (SELECT t.maybe FROM termx._ngram_maybe(s.id, hashes, masks) t
-                                WHERE use_filter AND r.found IS NOT TRUE OFFSET 0) f ON true
+                                WHERE use_filter OFFSET 0) f ON true
              WHERE s.corpus_id = c.corpus_id AND (only_shard IS NULL OR s.shard_no = only_shard)
              ORDER BY s.shard_no LOOP
-        shard_no := p.shard_no;
+        IF NOT z.maybe THEN  -- ruled out: it does not occur in this shard
+            shard_no := z.shard_no; documents := c.documents;
+            i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
+            shortest := NULL; longest := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep, m.found, n.near, nc.i AS near_i, nc.j AS near_j,
+               nc.rep AS near_rep
+        INTO p
+        FROM (SELECT 1) one
+        LEFT JOIN LATERAL (SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM termx.class k
+                           WHERE probe AND k.shard_id = z.id AND k.rep >= key COLLATE "C"
+                           ORDER BY k.rep, k.sil LIMIT 1) r ON true
+        CROSS JOIN LATERAL (SELECT coalesce(r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word'
+                                            THEN key || ' ' ELSE key END), false) AS found) m
+        LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
+                           WHERE probe AND NOT m.found AND k.shard_id = z.id AND k.rep < key COLLATE "C"
+                           ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
+        CROSS JOIN LATERAL (SELECT CASE WHEN m.found OR NOT probe THEN ''
+                                   WHEN char_length(termx._common_prefix(c.unit, key, coalesce(r.rep, '')))
+                                        > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
+                                   THEN termx._common_prefix(c.unit, key, r.rep)
+                                   ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
+        LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
+                           WHERE n.near <> '' AND k.shard_id = z.id AND k.rep >= n.near COLLATE "C"
+                           ORDER BY k.rep, k.sil LIMIT 1) nc ON true;
+        shard_no := z.shard_no;
         documents := c.documents;
         IF p.found THEN
             occurs := true;
@@ -123,40 +158,13 @@ BEGIN
             RETURN NEXT;
             CONTINUE;
         END IF;
-        i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
-        shortest := NULL; longest := NULL;
-        IF NOT p.maybe THEN
-            RETURN NEXT;
-            CONTINUE;
-        END IF;
 
-        -- Exact path: binary searches over the shard's stored suffix array, narrowed to the class of the longest
-        -- prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep sharing most with
-        -- the pattern is next to it in rep order: r or b (the last rep before the pattern). With the widths and
-        -- chunk sizes of the shard's token and suffix arrays.
-        SELECT n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep, a.width, a.tok_chunk, a.sa_width,
-               a.sa_chunk
-        INTO z
-        FROM (SELECT 1) one
-        LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
-                           WHERE probe AND k.shard_id = p.id AND k.rep < key COLLATE "C"
-                           ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
-        CROSS JOIN LATERAL (SELECT CASE WHEN NOT probe THEN ''
-                                   WHEN char_length(termx._common_prefix(c.unit, key, coalesce(p.rep, '')))
-                                        > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
-                                   THEN termx._common_prefix(c.unit, key, p.rep)
-                                   ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
-        LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
-                           WHERE n.near <> '' AND k.shard_id = p.id AND k.rep >= n.near COLLATE "C"
-                           ORDER BY k.rep, k.sil LIMIT 1) nc ON true
-        CROSS JOIN LATERAL (
-            SELECT max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'tokens') AS width,
-                   max(octet_length(x.data)) FILTER (WHERE x.name = 'tokens') AS tok_chunk,
-                   max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'sa') AS sa_width,
-                   max(octet_length(x.data)) FILTER (WHERE x.name = 'sa') AS sa_chunk
-            FROM termx.index_array x WHERE x.shard_id = p.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a;
+        -- Exact path: binary searches over the shard's stored suffix array.
         width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
-        IF c.unit <> 'byte' THEN  -- the pattern's ids as the shard stores them (--append may widen them)
+        pat := NULL;
+        IF c.unit = 'byte' THEN
+            pat := convert_to(pattern, 'UTF8');
+        ELSIF array_position(ids, NULL) IS NULL THEN  -- else a token the corpus never uses: freq 0
             pat := decode(repeat('00', n_tok * width), 'hex');
             FOR t IN 1 .. n_tok LOOP
                 FOR x IN 0 .. width - 1 LOOP
@@ -165,57 +173,61 @@ BEGIN
             END LOOP;
         END IF;
 
-        lo := 0;
-        hi := p.tokens;
-        IF z.near_rep = z.near OR starts_with(z.near_rep, CASE WHEN c.unit = 'word' THEN z.near || ' '
-                                                                 ELSE z.near END) THEN
-            lo := z.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
-            hi := z.near_j + 1;
-        END IF;
-        top := hi;
-        base := lo;
-        sab := NULL;
-        IF hi - lo <= 65536 THEN  -- read that part of the suffix array once
-            sab := termx._bytes(p.id, 'sa', sa_chunk, lo * sa_width, (hi - lo) * sa_width);
-        END IF;
-        WHILE lo < hi LOOP
-            mid := (lo + hi) / 2;
-            IF termx._compare(p.id, tok_chunk, width,
-                              termx._pos(p.id, sa_chunk, sa_width, mid, base, sab), pat, ids) < 0 THEN
-                lo := mid + 1;
-            ELSE
-                hi := mid;
-            END IF;
-        END LOOP;
-        first_rank := lo;
+        first_rank := NULL;
         last_rank := NULL;
-        IF first_rank < top AND termx._compare(p.id, tok_chunk, width,
-                                              termx._pos(p.id, sa_chunk, sa_width, first_rank, base, sab),
-                                              pat, ids) = 0 THEN
-            lo := first_rank + 1;
-            hi := top;
-            IF probe AND octet_length(convert_to(key, 'UTF8')) <= 1000 THEN
-                -- the probe missed, and a pattern of at most 1000 bytes is never cut from a rep: it occurs once
-                hi := lo;
+        IF pat IS NOT NULL THEN
+            lo := 0;
+            hi := z.tokens;
+            IF p.near_rep = p.near OR starts_with(p.near_rep, CASE WHEN c.unit = 'word' THEN p.near || ' '
+                                                                     ELSE p.near END) THEN
+                lo := p.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
+                hi := p.near_j + 1;
+            END IF;
+            top := hi;
+            base := lo;
+            sab := NULL;
+            IF hi - lo <= 65536 THEN  -- read that part of the suffix array once
+                sab := termx._bytes(z.id, 'sa', sa_chunk, lo * sa_width, (hi - lo) * sa_width);
             END IF;
             WHILE lo < hi LOOP
                 mid := (lo + hi) / 2;
-                IF termx._compare(p.id, tok_chunk, width,
-                                  termx._pos(p.id, sa_chunk, sa_width, mid, base, sab), pat, ids) <= 0 THEN
+                IF termx._compare(z.id, tok_chunk, width,
+                                  termx._pos(z.id, sa_chunk, sa_width, mid, base, sab), pat, ids) < 0 THEN
                     lo := mid + 1;
                 ELSE
                     hi := mid;
                 END IF;
             END LOOP;
-            last_rank := lo - 1;
+            first_rank := lo;
+            IF first_rank < top AND termx._compare(z.id, tok_chunk, width,
+                                                  termx._pos(z.id, sa_chunk, sa_width, first_rank, base, sab),
+                                                  pat, ids) = 0 THEN
+                lo := first_rank + 1;
+                hi := top;
+                IF probe AND octet_length(convert_to(key, 'UTF8')) <= 1000 THEN
+                    -- the probe missed, and a pattern of at most 1000 bytes is never cut from a rep: it occurs once
+                    hi := lo;
+                END IF;
+                WHILE lo < hi LOOP
+                    mid := (lo + hi) / 2;
+                    IF termx._compare(z.id, tok_chunk, width,
+                                      termx._pos(z.id, sa_chunk, sa_width, mid, base, sab), pat, ids) <= 0 THEN
+                        lo := mid + 1;
+                    ELSE
+                        hi := mid;
+                    END IF;
+                END LOOP;
+                last_rank := lo - 1;
+            END IF;
         END IF;
 
         IF last_rank IS NULL THEN
-            NULL;  -- it does not occur in this shard
+            i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
+            shortest := NULL; longest := NULL;
         ELSIF last_rank > first_rank THEN  -- a non-trivial class: its row, by primary key
             occurs := true;
             SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-            WHERE k.shard_id = p.id AND k.i = first_rank AND k.j = last_rank;
+            WHERE k.shard_id = z.id AND k.i = first_rank AND k.j = last_rank;
             i := r.i; j := r.j; freq := r.freq; df := r.df; lbl := r.lbl; sil := r.sil;
             shortest := termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1);
             longest := r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
@@ -223,21 +235,22 @@ BEGIN
         ELSE
             occurs := true;
             i := first_rank; j := first_rank; freq := 1; df := ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]);
+            lbl := NULL; sil := NULL; shortest := NULL; longest := NULL;
             IF classes THEN
                 -- A trivial class <i,i>: LBL = the most tokens a neighbouring suffix shares with the pattern,
                 -- SIL = the suffix's length to its document end.
-                pos := termx._pos(p.id, sa_chunk, sa_width, first_rank, base, sab);
+                pos := termx._pos(z.id, sa_chunk, sa_width, first_rank, base, sab);
                 lbl := greatest(
-                    CASE WHEN first_rank > 0 THEN termx._shared(p.id, tok_chunk, width,
-                        termx._pos(p.id, sa_chunk, sa_width, first_rank - 1, base, sab), pat) ELSE 0 END,
-                    CASE WHEN first_rank + 1 < p.tokens THEN termx._shared(p.id, tok_chunk, width,
-                        termx._pos(p.id, sa_chunk, sa_width, first_rank + 1, base, sab), pat) ELSE 0 END);
+                    CASE WHEN first_rank > 0 THEN termx._shared(z.id, tok_chunk, width,
+                        termx._pos(z.id, sa_chunk, sa_width, first_rank - 1, base, sab), pat) ELSE 0 END,
+                    CASE WHEN first_rank + 1 < z.tokens THEN termx._shared(z.id, tok_chunk, width,
+                        termx._pos(z.id, sa_chunk, sa_width, first_rank + 1, base, sab), pat) ELSE 0 END);
                 SELECT x.start, x.length INTO d FROM termx.document x
-                WHERE x.corpus_id = c.corpus_id AND x.shard_id = p.id AND x.start <= pos
+                WHERE x.corpus_id = c.corpus_id AND x.shard_id = z.id AND x.start <= pos
                 ORDER BY x.start DESC LIMIT 1;
                 sil := (d.start + d.length - pos)::integer;
                 shortest := termx._pattern_prefix(c.unit, pattern, toks, lbl + 1);
-                longest := termx._text(c.corpus_id, c.unit, p.id, tok_chunk, width, pos,
+                longest := termx._text(c.corpus_id, c.unit, z.id, tok_chunk, width, pos,
                                        least(d.start + d.length - pos, c.rep_cap), 1000);
             END IF;
         END IF;
