@@ -1,8 +1,8 @@
 """Shard filters: sql/functions/ngram_filter.sql (termx._ngram_keys, termx._ngram_maybe: a shard's "does not occur"
 filter, built since this revision as its index array 'ngram_filter') is applied with termx.index.ngramfilter's
-constants, and shards.sql is re-applied: termx._find_each probes every shard's partition of termx.class in one
-statement and searches a shard's suffix array only where its filter lets the pattern occur (the signatures are
-unchanged; shards built before have no filter and are searched as before).
+constants, and shards.sql is re-applied: where a shard's class probe misses, termx._find_each searches the shard's
+suffix array only if its filter lets the pattern occur (the signatures are unchanged; shards built before have no
+filter and are searched as before).
 
 Revision ID: 0021_shard_filter
 Revises: 0020_jdf_shards

@@ -80,10 +80,10 @@ BEGIN
         FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
         LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
     END IF;
-    -- Over several shards, the keys of the shards' "does not occur" filters (ngram_filter.sql); a token the corpus
-    -- does not use means the pattern occurs nowhere, and no shard is probed. (One shard is probed anyway, so its
-    -- filter would only add a read.) SET termx.shard_filter = off ignores the filters (bench/bench_shards.py
-    -- compares; the answers are the same).
+    -- Over several shards, the keys of the shards' "does not occur" filters (ngram_filter.sql), tested where a
+    -- shard's probe misses; a token the corpus does not use (not known) means the pattern occurs nowhere. On one
+    -- shard the filter would save only a search for a pattern that occurs nowhere. SET termx.shard_filter = off
+    -- ignores the filters (bench/bench_shards.py compares; the answers are the same).
     known := c.unit = 'byte' OR array_position(ids, NULL) IS NULL;
     use_filter := c.shards > 1 AND known
                   AND coalesce(current_setting('termx.shard_filter', true), '') <> 'off';
@@ -94,17 +94,15 @@ BEGIN
                  FROM generate_series(0, n_tok - 1) AS g) ELSE ids END) k;
     END IF;
 
-    -- The shards, with the widths and chunk sizes of their token and suffix arrays, and whether each shard's
-    -- filter lets the pattern occur (one statement for all shards: termx.index_array is not partitioned; the
-    -- class probes are not made there, since a lateral probe of the partitioned termx.class initialises every
-    -- partition of the database at each call). Per shard where the pattern may occur, one statement
-    -- probes its partition of termx.class: the first rep >= the pattern (r) and, for the exact path, the class
+    -- The shards, with the widths and chunk sizes of their token and suffix arrays. Per shard, one statement (not
+    -- one for all shards: a lateral probe of the partitioned termx.class initialises every partition of the
+    -- database at each call, 0.7 ms with 150 partitions) probes its partition of termx.class: the first rep >=
+    -- the pattern (r) and, for the exact path, the class
     -- of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep
     -- sharing most with the pattern is next to it in rep order: r or b (the last rep before the pattern). The
     -- shard id is a value of the statement, so its generic plan (plan_cache_mode, above: no re-planning per
     -- call) opens that shard's partition only.
-    FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk,
-                    coalesce(f.maybe, known) AS maybe
+    FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk
              FROM termx.shard s
              CROSS JOIN LATERAL (
                  SELECT max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'tokens') AS width,
@@ -112,17 +110,8 @@ BEGIN
                         max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'sa') AS sa_width,
                         max(octet_length(x.data)) FILTER (WHERE x.name = 'sa') AS sa_chunk
                  FROM termx.index_array x WHERE x.shard_id = s.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a
-             LEFT JOIN LATERAL (SELECT t.maybe FROM termx._ngram_maybe(s.id, hashes, masks) t
-                                WHERE use_filter OFFSET 0) f ON true
              WHERE s.corpus_id = c.corpus_id AND (only_shard IS NULL OR s.shard_no = only_shard)
              ORDER BY s.shard_no LOOP
-        IF NOT z.maybe THEN  -- ruled out: it does not occur in this shard
-            shard_no := z.shard_no; documents := c.documents;
-            i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
-            shortest := NULL; longest := NULL;
-            RETURN NEXT;
-            CONTINUE;
-        END IF;
         SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep, m.found, n.near, nc.i AS near_i, nc.j AS near_j,
                nc.rep AS near_rep
         INTO p
@@ -159,7 +148,14 @@ BEGIN
             CONTINUE;
         END IF;
 
-        -- Exact path: binary searches over the shard's stored suffix array.
+        -- Exact path: binary searches over the shard's stored suffix array, unless the shard's filter rules the
+        -- pattern out (then it does not occur there; a token the corpus does not use: nowhere).
+        IF NOT known OR (use_filter AND NOT (SELECT t.maybe FROM termx._ngram_maybe(z.id, hashes, masks) t)) THEN
+            i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
+            shortest := NULL; longest := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
         width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
         pat := NULL;
         IF c.unit = 'byte' THEN
