@@ -1,8 +1,8 @@
 """Shard filters: sql/functions/ngram_filter.sql (termx._ngram_keys, termx._ngram_maybe: a shard's "does not occur"
-filter, built since this revision as its index array 'ngram_filter') is applied with termx.index.ngramfilter's
-constants, and shards.sql is re-applied: where a shard's class probe misses, termx._find_each searches the shard's
-suffix array only if its filter lets the pattern occur (the signatures are unchanged; shards built before have no
-filter and are searched as before).
+filter, built since this revision as its index array 'ngram_filter') is applied (with termx.index.ngramfilter's
+constants as its markers), and shards.sql is re-applied: where a shard's class probe misses, termx._find_each
+searches the shard's suffix array only if its filter lets the pattern occur (the signatures are unchanged; shards
+built before have no filter and are searched as before).
 
 Revision ID: 0021_shard_filter
 Revises: 0020_jdf_shards
@@ -10,7 +10,6 @@ Revises: 0020_jdf_shards
 
 from alembic import op
 
-from termx.index.ngramfilter import sql_markers
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0021_shard_filter"
@@ -20,7 +19,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    apply_function_file(op.get_bind(), "ngram_filter", sql_markers())
+    apply_function_file(op.get_bind(), "ngram_filter")
     apply_function_file(op.get_bind(), "shards")
 
 

@@ -4,8 +4,8 @@
 -- since then stores a blocked Bloom filter over every run of 1..@NMAX@ tokens of its documents as its index array
 -- '@ARRAY@' (termx/index/ngramfilter.py builds it and says why). A pattern whose tested run is not in a shard's
 -- filter occurs nowhere in that shard, so the shard's suffix array is never searched for it. The markers are
--- termx.index.ngramfilter's constants (sql_markers(), passed by the migration): this file and the build hash alike,
--- and tests/test_shard_filter.py checks that they do.
+-- termx.index.ngramfilter's constants (its sql_markers(), filled in by apply_function_file): this file and the
+-- build hash alike, and tests/test_shard_filter.py checks that they do.
 
 -- The keys a pattern is tested by, from its token ids (bytes 1..255, or the corpus's token ids): per tested run
 -- of min(n, @NMAX@) tokens (the first, the last and evenly between, at most @WINDOWS@), its polynomial hash h spread
