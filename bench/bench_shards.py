@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import json
 import multiprocessing
+import os
 import random
 import subprocess
 import sys
@@ -52,20 +53,22 @@ WRAPPER = ("import resource, subprocess, sys, time; t = time.perf_counter(); r =
            " print(r.returncode, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
 
-def build_ratio(groups: list) -> tuple[float, float]:  # type: ignore[type-arg]
-    """(seconds of build_shard over every shard, seconds of raw divsufsort + kasai over the same token arrays)."""
-    build = raw = 0.0
+def build_ratio(groups: list) -> tuple[float, float, float]:  # type: ignore[type-arg]
+    """(seconds of build_shard over every shard, of its n-gram filter stage, of raw divsufsort + kasai over the
+    same token arrays)."""
+    build = filt = raw = 0.0
     for group in groups:
         t0 = time.perf_counter()
         shard = build_shard(group, Unit.byte)
         build += time.perf_counter() - t0
+        filt += shard.timings["ngram filter"]
         tokens = shard.tokens.tokens
         del shard
         t0 = time.perf_counter()
         sa_ = pydivsufsort.divsufsort(tokens)
         pydivsufsort.kasai(tokens, sa_)
         raw += time.perf_counter() - t0
-    return build, raw
+    return build, filt, raw
 
 
 def _build_quietly(group: list) -> int:  # type: ignore[type-arg]
@@ -148,17 +151,56 @@ def index_run(db: str, jsonl: Path, corpus: str, shard_size: int, workers: int) 
     return float(out[1]), int(out[2]) * 1024
 
 
-def stats_latency(db: str, corpus: str, patterns: list[str]) -> tuple[float, float]:
-    """p50 and p99 seconds of SQL termx.stats(corpus, pattern) over the patterns, on one connection."""
+def stats_latency(db: str, runs: list[tuple[str, bool]], patterns: list[str]) -> list[tuple[float, float, float]]:
+    """p50, p99 and mean seconds of SQL termx.stats(corpus, pattern) over the patterns for each (corpus, use the shards'
+    n-gram filters) of `runs`, one connection each (without filters: SET termx.shard_filter = off). The runs take
+    turns pattern by pattern, in alternating order, so a change of the machine's load falls on all of them alike."""
     engine = sa.create_engine(sa.engine.make_url(db).set(drivername="postgresql+psycopg"))
-    times = []
-    with engine.connect() as conn:
-        for p in patterns:
+    conns = [engine.connect() for _ in runs]
+    times: list[list[float]] = [[] for _ in runs]
+    for conn, (_, use) in zip(conns, runs, strict=True):
+        conn.execute(sa.text("SELECT set_config('termx.shard_filter', :v, false)"), {"v": "on" if use else "off"})
+    for k, p in enumerate(patterns):
+        order = list(enumerate(zip(conns, runs, strict=True)))
+        for n, (conn, (corpus, _)) in order if k % 2 else order[::-1]:  # the first to read a page pays for it
             t0 = time.perf_counter()
             conn.execute(sa.text("SELECT * FROM termx.stats(:c, :p)"), {"c": corpus, "p": p}).all()
-            times.append(time.perf_counter() - t0)
+            times[n].append(time.perf_counter() - t0)
+    for conn in conns:
+        conn.close()
     engine.dispose()
-    return float(np.percentile(times, 50)), float(np.percentile(times, 99))
+    return [(float(np.percentile(t, 50)), float(np.percentile(t, 99)), float(np.mean(t))) for t in times]
+
+
+def filter_rates(db: str, corpus: str, patterns: list[str]) -> dict[str, float]:
+    """Over (pattern, shard) pairs where the pattern does not occur: the share its filter rules out, and the
+    false-positive rate of the filter alone on the patterns of at most NGRAM_MAX bytes (tested by their own key)."""
+    from termx.index.ngramfilter import NGRAM_MAX, may_occur
+    from termx.storage.db import get_engine
+    from termx.storage.store import load_array
+
+    engine = get_engine(db)
+    with engine.connect() as conn:
+        shards = conn.execute(sa.text("SELECT s.id, s.shard_no FROM termx.shard s JOIN termx.corpus c"
+                                      " ON c.id = s.corpus_id WHERE c.name = :c ORDER BY s.shard_no"),
+                              {"c": corpus}).all()
+        filters = {no: load_array(conn, sid, "ngram_filter") for sid, no in shards}
+        absent = ruled_out = short_absent = short_passed = 0
+        for p in patterns:
+            freqs = conn.execute(sa.text("SELECT shard_no, freq FROM termx.find_class_shards(:c, :p)"),
+                                 {"c": corpus, "p": p}).all()
+            ids = list(p.encode())
+            for no, freq in freqs:
+                if freq == 0:
+                    absent += 1
+                    maybe = may_occur(filters[no], ids)
+                    ruled_out += not maybe
+                    if len(ids) <= NGRAM_MAX:
+                        short_absent += 1
+                        short_passed += maybe
+    engine.dispose()
+    return {"absent_pairs": absent, "absent_ruled_out": round(ruled_out / max(absent, 1), 3),
+            "false_positive_rate_short": round(short_passed / max(short_absent, 1), 4)}
 
 
 def worker_memory(db: str, docs: list, sizes_mb: list[float]) -> None:  # type: ignore[type-arg]
@@ -316,7 +358,7 @@ def build_all(args: argparse.Namespace, docs: list, total: int) -> None:  # type
         for k in args.shards:
             size = -(-total // k) + 1
             groups = cut_shards(docs, size)
-            build, raw = build_ratio(groups)
+            build, filt, raw = build_ratio(groups)
             for w in args.workers:
                 wall, peak = index_run(args.db, jsonl, f"bench_shards_{k}", size, w)
                 pool_wall = pool_build_wall(groups, w)
@@ -325,12 +367,26 @@ def build_all(args: argparse.Namespace, docs: list, total: int) -> None:  # type
                        "raw_divsufsort_kasai_s": round(raw, 2), "build_ratio": round(build / raw, 2),
                        "build_wall_s": round(pool_wall, 2), "raw_whole_text_s": round(whole, 2),
                        "build_wall_vs_raw_whole": round(pool_wall / whole, 2),
-                       "mb_per_s": round(total / 1e6 / wall, 2)}
+                       "mb_per_s": round(total / 1e6 / wall, 2),
+                       "filter_s": round(filt, 3), "filter_share_of_build": round(filt / build, 3),
+                       "filter_share_of_shard_seconds": round(filt / shard_seconds(args.db, f"bench_shards_{k}"), 3)}
                 print(json.dumps(row), flush=True)
 
 
+def shard_seconds(db: str, corpus: str) -> float:
+    """Seconds the workers took over the corpus's shards (build in memory and store: termx.shard.seconds)."""
+    engine = sa.create_engine(sa.engine.make_url(db).set(drivername="postgresql+psycopg"))
+    with engine.connect() as conn:
+        seconds = conn.execute(sa.text("SELECT sum(s.seconds) FROM termx.shard s JOIN termx.corpus c"
+                                       " ON c.id = s.corpus_id WHERE c.name = :c"), {"c": corpus}).scalar()
+    engine.dispose()
+    return float(seconds)
+
+
 def stats_compare(db: str, docs: list, queries: int) -> dict[str, float]:  # type: ignore[type-arg]
-    """termx.stats p50/p99 on the 16-shard and the 1-shard corpus, for random substrings of 2-12 characters."""
+    """termx.stats p50/p99 on the 16-shard and the 1-shard corpus, for random substrings of 2-12 characters, with
+    the shards' n-gram filters and without (each ratio against the 1-shard corpus in the same setting), and how
+    often the filters rule a shard out."""
     rng = random.Random(1)
     patterns: list[str] = []
     while len(patterns) < queries:
@@ -339,12 +395,19 @@ def stats_compare(db: str, docs: list, queries: int) -> dict[str, float]:  # typ
         if len(text) > n:
             at = rng.randrange(len(text) - n)
             patterns.append(text[at: at + n])
-    for corpus in ("bench_shards_1", "bench_shards_16"):  # read both corpora's pages into the server's cache first
-        stats_latency(db, corpus, patterns)
-    one, many = stats_latency(db, "bench_shards_1", patterns), stats_latency(db, "bench_shards_16", patterns)
-    return {"stats_p50_ms_1": round(one[0] * 1e3, 2), "stats_p99_ms_1": round(one[1] * 1e3, 2),
-            "stats_p50_ms_16": round(many[0] * 1e3, 2), "stats_p99_ms_16": round(many[1] * 1e3, 2),
-            "p50_ratio": round(many[0] / one[0], 2)}
+    runs = [(f"bench_shards_{k}", use) for use in (True, False) for k in (1, 16)]
+    stats_latency(db, runs, patterns)  # read both corpora's pages into the server's cache first
+    (one, many, one_off, many_off) = stats_latency(db, runs, patterns)
+    out: dict[str, float] = {}
+    for label, (a, b) in (("", (one, many)), ("_nofilter", (one_off, many_off))):
+        out |= {f"stats_p50_ms_1{label}": round(a[0] * 1e3, 2), f"stats_p99_ms_1{label}": round(a[1] * 1e3, 2),
+                f"stats_p50_ms_16{label}": round(b[0] * 1e3, 2), f"stats_p99_ms_16{label}": round(b[1] * 1e3, 2),
+                f"stats_mean_ms_1{label}": round(a[2] * 1e3, 2), f"stats_mean_ms_16{label}": round(b[2] * 1e3, 2)}
+    out["p50_ratio"] = round(out["stats_p50_ms_16"] / out["stats_p50_ms_1"], 2)
+    out["p50_ratio_nofilter"] = round(out["stats_p50_ms_16_nofilter"] / out["stats_p50_ms_1_nofilter"], 2)
+    out["p99_ratio"] = round(out["stats_p99_ms_16"] / out["stats_p99_ms_1"], 2)
+    out["p99_ratio_nofilter"] = round(out["stats_p99_ms_16_nofilter"] / out["stats_p99_ms_1_nofilter"], 2)
+    return out | filter_rates(db, "bench_shards_16", patterns) | {"load_average": round(os.getloadavg()[0], 2)}
 
 
 if __name__ == "__main__":

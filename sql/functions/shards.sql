@@ -25,6 +25,7 @@ DECLARE
     probe boolean;
     r record;
     p record;
+    q record;
     ids bigint[];
     pat bytea;
     width integer;
@@ -41,7 +42,11 @@ DECLARE
     last_rank bigint;
     pos bigint;
     d record;
-    checked boolean := false;
+    hashes bigint[];
+    masks bigint[];
+    known boolean;
+    use_filter boolean;
+    occurs boolean := false;
 BEGIN
     IF corpus IS NULL OR pattern IS NULL THEN
         RETURN;
@@ -76,13 +81,28 @@ BEGIN
         FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
         LEFT JOIN termx.vocab v ON v.corpus_id = c.corpus_id AND v.token = t.tok COLLATE "C";
     END IF;
+    -- Over several shards, the keys of the shards' "does not occur" filters (ngram_filter.sql), tested where a
+    -- shard's probe misses; a token the corpus does not use (not known) means the pattern occurs nowhere. On one
+    -- shard the filter would save only a search for a pattern that occurs nowhere. SET termx.shard_filter = off
+    -- ignores the filters (bench/bench_shards.py compares; the answers are the same).
+    known := c.unit = 'byte' OR array_position(ids, NULL) IS NULL;
+    use_filter := c.shards > 1 AND known
+                  AND coalesce(current_setting('termx.shard_filter', true), '') <> 'off';
+    IF use_filter THEN
+        SELECT k.hashes, k.masks INTO hashes, masks
+        FROM termx._ngram_keys(CASE WHEN c.unit = 'byte' THEN (
+                 SELECT array_agg(get_byte(convert_to(pattern, 'UTF8'), g)::bigint ORDER BY g)
+                 FROM generate_series(0, n_tok - 1) AS g) ELSE ids END) k;
+    END IF;
 
-    -- The shards, with the widths and chunk sizes of their token and suffix arrays. Per shard, one statement
-    -- probes its partition of termx.class: the first rep >= the pattern (r) and, for the exact path, the class
-    -- of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep
-    -- sharing most with the pattern is next to it in rep order: r or b (the last rep before the pattern). The
-    -- shard id is a value of the statement, so its generic plan (plan_cache_mode, above: no re-planning per
-    -- call) opens that shard's partition only.
+    -- The shards, with the widths and chunk sizes of their token and suffix arrays. Per shard, one statement (not
+    -- one for all shards: a lateral probe of the partitioned termx.class initialises every partition of the
+    -- database at each call, 0.7 ms with 150 partitions) probes its partition of termx.class for the first rep
+    -- >= the pattern (p); where that is not the pattern's class, a second one finds, for the exact path, the
+    -- class of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep
+    -- sharing most with the pattern is next to it in rep order: p or b (the last rep before the pattern). The
+    -- shard id is a value of the statements, so their generic plans (plan_cache_mode, above: no re-planning per
+    -- call) open that shard's partition only.
     FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk
              FROM termx.shard s
              CROSS JOIN LATERAL (
@@ -93,29 +113,16 @@ BEGIN
                  FROM termx.index_array x WHERE x.shard_id = s.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a
              WHERE s.corpus_id = c.corpus_id AND (only_shard IS NULL OR s.shard_no = only_shard)
              ORDER BY s.shard_no LOOP
-        SELECT r.i, r.j, r.freq, r.df, r.lbl, r.sil, r.rep, m.found, n.near, nc.i AS near_i, nc.j AS near_j,
-               nc.rep AS near_rep
+        SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep,
+               k.rep = key OR starts_with(k.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END) AS found
         INTO p
-        FROM (SELECT 1) one
-        LEFT JOIN LATERAL (SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM termx.class k
-                           WHERE probe AND k.shard_id = z.id AND k.rep >= key COLLATE "C"
-                           ORDER BY k.rep, k.sil LIMIT 1) r ON true
-        CROSS JOIN LATERAL (SELECT coalesce(r.rep = key OR starts_with(r.rep, CASE WHEN c.unit = 'word'
-                                            THEN key || ' ' ELSE key END), false) AS found) m
-        LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
-                           WHERE probe AND NOT m.found AND k.shard_id = z.id AND k.rep < key COLLATE "C"
-                           ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
-        CROSS JOIN LATERAL (SELECT CASE WHEN m.found OR NOT probe THEN ''
-                                   WHEN char_length(termx._common_prefix(c.unit, key, coalesce(r.rep, '')))
-                                        > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
-                                   THEN termx._common_prefix(c.unit, key, r.rep)
-                                   ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
-        LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
-                           WHERE n.near <> '' AND k.shard_id = z.id AND k.rep >= n.near COLLATE "C"
-                           ORDER BY k.rep, k.sil LIMIT 1) nc ON true;
+        FROM termx.class k
+        WHERE probe AND k.shard_id = z.id AND k.rep >= key COLLATE "C"
+        ORDER BY k.rep, k.sil LIMIT 1;
         shard_no := z.shard_no;
         documents := c.documents;
-        IF p.found THEN
+        IF p.found IS TRUE THEN
+            occurs := true;
             i := p.i; j := p.j; freq := p.freq; df := p.df; lbl := p.lbl; sil := p.sil;
             shortest := NULL;
             longest := NULL;
@@ -128,7 +135,27 @@ BEGIN
             CONTINUE;
         END IF;
 
-        -- Exact path: binary searches over the shard's stored suffix array.
+        -- Exact path: binary searches over the shard's stored suffix array, unless the shard's filter rules the
+        -- pattern out (then it does not occur there; a token the corpus does not use: nowhere).
+        IF NOT known OR (use_filter AND NOT (SELECT t.maybe FROM termx._ngram_maybe(z.id, hashes, masks) t)) THEN
+            i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
+            shortest := NULL; longest := NULL;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        SELECT n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep INTO q
+        FROM (SELECT 1) one
+        LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
+                           WHERE probe AND k.shard_id = z.id AND k.rep < key COLLATE "C"
+                           ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
+        CROSS JOIN LATERAL (SELECT CASE WHEN NOT probe THEN ''
+                                   WHEN char_length(termx._common_prefix(c.unit, key, coalesce(p.rep, '')))
+                                        > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
+                                   THEN termx._common_prefix(c.unit, key, p.rep)
+                                   ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
+        LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
+                           WHERE n.near <> '' AND k.shard_id = z.id AND k.rep >= n.near COLLATE "C"
+                           ORDER BY k.rep, k.sil LIMIT 1) nc ON true;
         width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
         pat := NULL;
         IF c.unit = 'byte' THEN
@@ -147,10 +174,10 @@ BEGIN
         IF pat IS NOT NULL THEN
             lo := 0;
             hi := z.tokens;
-            IF p.near_rep = p.near OR starts_with(p.near_rep, CASE WHEN c.unit = 'word' THEN p.near || ' '
-                                                                     ELSE p.near END) THEN
-                lo := p.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
-                hi := p.near_j + 1;
+            IF q.near_rep = q.near OR starts_with(q.near_rep, CASE WHEN c.unit = 'word' THEN q.near || ' '
+                                                                     ELSE q.near END) THEN
+                lo := q.near_i;  -- a prefix occurs twice: its class's interval holds every occurrence
+                hi := q.near_j + 1;
             END IF;
             top := hi;
             base := lo;
@@ -191,18 +218,10 @@ BEGIN
         END IF;
 
         IF last_rank IS NULL THEN
-            IF NOT checked THEN  -- once: a pattern longer than every document of the corpus is an error
-                IF n_tok > (SELECT max(x.length) FROM termx.document x WHERE x.corpus_id = c.corpus_id) THEN
-                    RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-                        MESSAGE = format('the pattern has %s %s tokens, more than the longest document', n_tok,
-                                         c.unit),
-                        HINT = 'it cannot occur in this corpus';
-                END IF;
-                checked := true;
-            END IF;
             i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
             shortest := NULL; longest := NULL;
         ELSIF last_rank > first_rank THEN  -- a non-trivial class: its row, by primary key
+            occurs := true;
             SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
             WHERE k.shard_id = z.id AND k.i = first_rank AND k.j = last_rank;
             i := r.i; j := r.j; freq := r.freq; df := r.df; lbl := r.lbl; sil := r.sil;
@@ -210,6 +229,7 @@ BEGIN
             longest := r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)
                                      THEN chr(65533) ELSE '' END;
         ELSE
+            occurs := true;
             i := first_rank; j := first_rank; freq := 1; df := ARRAY[1] || array_fill(0, ARRAY[c.max_k - 1]);
             lbl := NULL; sil := NULL; shortest := NULL; longest := NULL;
             IF classes THEN
@@ -232,6 +252,12 @@ BEGIN
         END IF;
         RETURN NEXT;
     END LOOP;
+    -- A pattern that occurs in no shard may be longer than every document of the corpus: that is an error.
+    IF NOT occurs AND n_tok > (SELECT max(x.length) FROM termx.document x WHERE x.corpus_id = c.corpus_id) THEN
+        RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+            MESSAGE = format('the pattern has %s %s tokens, more than the longest document', n_tok, c.unit),
+            HINT = 'it cannot occur in this corpus';
+    END IF;
 END
 $fn$;
 COMMENT ON FUNCTION termx._find_each(text, text, integer, boolean) IS

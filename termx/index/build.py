@@ -12,6 +12,7 @@ from termx.faults import fault_point
 from termx.index import docfreq
 from termx.index.classes import Classes, count_classes, empty_classes
 from termx.index.ingest import Document
+from termx.index.ngramfilter import build_filter
 from termx.index.suffix import rank_scan, suffix_array
 from termx.index.units import TokenArray, Unit, tokenize
 from termx.progress import Progress, Silent, Timings
@@ -29,6 +30,7 @@ class Shard:
     trivial_classes: int
     max_k: int
     timings: Timings = field(default_factory=Timings)
+    ngram_filter: np.ndarray | None = None  # termx.index.ngramfilter: the runs of 1..8 tokens it holds
 
     @property
     def n(self) -> int:
@@ -50,7 +52,9 @@ def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_
         fault_point("suffix_array")
         sa = suffix_array(ta.tokens, len(documents))
     stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings)
-    return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings)
+    with timings.stage("ngram filter", progress):
+        words = build_filter(ta.tokens, sa, stats.lcp, ta.doc_len)
+    return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings, words)
 
 
 @dataclass

@@ -219,7 +219,8 @@ def apply_function_file(connection: Any, name: str, replacements: Mapping[str, s
     """Run sql/functions/<name>.sql as is on a migration's connection (`op.get_bind()`).
 
     `@KEY@` markers are replaced by `replacements`, then `@W@`/`@S@` by the bracket contents of Python's \\w/\\s
-    (STANDARD_MARKERS) and `@U@`/`@L@` by the characters case folding maps and their images (termx.index.fold).
+    (STANDARD_MARKERS), `@U@`/`@L@` by the characters case folding maps and their images (termx.index.fold) and
+    the n-gram filter markers (`@NMAX@`, ...) by termx.index.ngramfilter's constants.
     The text goes straight to psycopg, so it reaches the server without bind-parameter or % processing, and may
     hold several statements.
     """
@@ -234,4 +235,9 @@ def apply_function_file(connection: Any, name: str, replacements: Mapping[str, s
 
         upper, lower = fold_pairs()
         text = text.replace("@U@", upper.replace("'", "''")).replace("@L@", lower.replace("'", "''"))
+    if "@NMAX@" in text:  # the shard filters' constants (ngram_filter.sql): SQL hashes as the build does
+        from termx.index.ngramfilter import sql_markers
+
+        for key, value in sql_markers().items():
+            text = text.replace(f"@{key}@", value)
     connection.connection.driver_connection.execute(text)

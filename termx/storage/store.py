@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is sto
 
 ARRAY_CHUNK_BYTES = 16 << 20
 STORE_CONNECTIONS = min(2, os.cpu_count() or 1)  # a one-shard build loads its classes over this many
+FILTER_CHUNK_BYTES = 64 << 10  # n-gram filters (termx.index.ngramfilter) are read 8 bytes at a time, and a slice
+                               # of a stored value costs more the longer the value (PostgreSQL 15: 150 us at 16 MB)
 
 
 @dataclass
@@ -242,22 +244,26 @@ def _copy_vocab(conn: psycopg.Connection, corpus_id: int, shard: Shard) -> None:
 def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
     """The arrays look-ups need, in chunks of raw little-endian bytes."""
     arrays = {"tokens": shard.tokens.tokens, "sa": shard.sa, "doc_start": shard.tokens.doc_start}
+    if shard.ngram_filter is not None:
+        from termx.index.ngramfilter import ARRAY
+
+        arrays[ARRAY] = shard.ngram_filter
 
     def rows() -> Iterator[tuple[Any, ...]]:
         for name, arr in arrays.items():
-            for row in array_chunks(arr):
+            for row in array_chunks(arr, FILTER_CHUNK_BYTES if arr is shard.ngram_filter else ARRAY_CHUNK_BYTES):
                 yield (shard_id, name, *row)
 
     copy_binary(conn, "termx.index_array", ("shard_id", "name", "dtype", "length", "chunk", "data"),
                 ("int4", "text", "text", "int8", "int4", "bytea"), rows())
 
 
-def array_chunks(arr: np.ndarray) -> Iterator[tuple[str, int, int, bytes]]:
+def array_chunks(arr: np.ndarray, chunk_bytes: int = ARRAY_CHUNK_BYTES) -> Iterator[tuple[str, int, int, bytes]]:
     """(dtype, length, chunk number, bytes) rows of a 1-d array in raw little-endian chunks, for COPY."""
     arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
     data = arr.data.cast("B")
-    for chunk, at in enumerate(range(0, max(len(data), 1), ARRAY_CHUNK_BYTES)):
-        yield arr.dtype.str, len(arr), chunk, bytes(data[at: at + ARRAY_CHUNK_BYTES])
+    for chunk, at in enumerate(range(0, max(len(data), 1), chunk_bytes)):
+        yield arr.dtype.str, len(arr), chunk, bytes(data[at: at + chunk_bytes])
 
 
 def join_chunks(rows: Sequence[Any]) -> np.ndarray:
