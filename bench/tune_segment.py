@@ -54,10 +54,10 @@ GRIDS: dict[str, dict[str, list[float]]] = {
            "weight": [0.5, 1.0, 2.0, 3.0, 4.0], "theta": [-32.0, -24.0, -16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
 }
 PASS_GRIDS: dict[str, dict[str, list[float]]] = {
-    "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, 0.0], "pass_mix": [1.0],
-                "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-4.0, 0.0, 4.0]},
+    "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
+                "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
-            "pass_mix": [0.5, 1.0], "autonomy": [0.0, 0.25, 0.5], "weight": [2.0, 3.0, 4.0, 6.0, 8.0],
+            "pass_mix": [0.5, 1.0], "autonomy": [0.0, 0.25, 0.5], "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
             "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
 }
 PASS_GRIDS["ja"] = PASS_GRIDS["pku"]

@@ -51,7 +51,7 @@ class BranchingParams:
     window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
     kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
     theta0: float = 32.0      # evidence threshold of the self-training segmentation
-    weight: float = 2.0       # λ, weight of the word model
+    weight: float = 2.0       # λ, weight of the word model (the `spaced` default: see DEFAULTS)
     theta: float = -4.0       # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
     autonomy: float = 0.0     # ν, weight of the nVBE autonomy · length in a word's value
@@ -66,17 +66,19 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0` printed, run once
-    # per theta0 of its grid (--theta0 16, 24, 32, 48; best devtest boundary F1 .8978, .9018, .9037, .9011 on 300
-    # context documents): theta0 32, kappa 10, weight 2, theta -4 (weight and theta at the grid's edge).
-    "spaced": BranchingParams(),
+    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed
+    # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
+    # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
+    "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
-    # (devtest word F1 .7164 on 49 PKU pseudo-documents with nVBE autonomy ν = 0.25; the same grid's best
-    # without autonomy, the previous default theta0 0, weight 4, theta -24, scores .7118).
-    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=4.0, theta=-24.0),
+    # (devtest word F1 .7413 on 49 PKU pseudo-documents with one re-estimation pass; .7164 without, .7118 without
+    # nVBE autonomy either).
+    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=12.0, theta=-8.0, passes=1,
+                                pass_weight=1.0, pass_theta=-16.0, pass_mix=1.0),
     # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0` printed (devtest word F1
-    # .5432 on 13 UD GSD pseudo-documents; ν searched, 0 won): PKU's ν = 0.25 costs Japanese .02 word F1.
-    "kana": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.0, weight=4.0, theta=-16.0),
+    # .5498 on 13 UD GSD pseudo-documents with two passes; .5432 without; ν searched, 0 won).
+    "kana": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.0, weight=6.0, theta=-12.0, passes=2,
+                            pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
 }
 """Default branching parameters per kind of script, the one place they are kept."""
 
