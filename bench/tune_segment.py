@@ -13,8 +13,11 @@ segmented or scored here. The published figures (bench/bench_segment.py) are com
 
 The search: for each (theta0, kappa) the self-trained model (with its nVBE autonomy table when the grid has an
 `autonomy` ν ≠ 0) is built once; (autonomy, weight, theta) only change the final Viterbi scores, so they are
-searched on the trained model. The winner is the highest pooled boundary F1
-(word F1 for pku/ja, the bakeoff's measure) on devtest; ties go to the earlier grid point.
+searched on the trained model, with no re-estimation pass. Then, on the model of the best (theta0, kappa), the
+re-estimation passes (`PASS_GRIDS`: passes, pass_weight, pass_theta, pass_mix; termx.wordbreak.model step 4) are
+searched together with (autonomy, weight, theta) of the final segmentation. The winner is the highest pooled
+boundary F1 (word F1 for pku/ja, the bakeoff's measure) on devtest over both searches; ties go to the earlier
+grid point, so passes = 0 wins a tie.
 
 Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values)
 """
@@ -50,6 +53,15 @@ GRIDS: dict[str, dict[str, list[float]]] = {
     "ja": {"theta0": [0.0, 8.0, 16.0, 32.0], "kappa": [10.0], "autonomy": [0.0, 0.25, 0.5, 1.0, 2.0],
            "weight": [0.5, 1.0, 2.0, 3.0, 4.0], "theta": [-32.0, -24.0, -16.0, -12.0, -8.0, -4.0, 0.0, 2.0]},
 }
+PASS_GRIDS: dict[str, dict[str, list[float]]] = {
+    "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
+                "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
+    "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
+            "pass_mix": [0.5, 1.0], "autonomy": [0.0, 0.25, 0.5], "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
+            "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
+}
+PASS_GRIDS["ja"] = PASS_GRIDS["pku"]
+PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix")
 PER_DOC = 10
 REUTERS_TEST = 1634
 
@@ -84,6 +96,29 @@ def pooled(docs: Sequence[SpacedDocument], predicted: Sequence[Sequence[Sequence
     return {"boundary": b, "word": w}
 
 
+def search_passes(seg: Segmenter, grid: dict[str, list[float]], dev_docs: Sequence[SpacedDocument],
+                  dev: Sequence[int], measure: str) -> list[dict[str, Any]]:
+    """Devtest scores of the re-estimation passes' grid on one trained model (the final λ, θ innermost: they do
+    not change the passes' counts, so the passes run once per setting of the outer loops)."""
+    model = seg.model
+    assert model is not None
+    rows = []
+    outer = [grid[k] for k in (*PASS_KEYS, "autonomy")]
+    for passes, pass_weight, pass_theta, pass_mix, nu in itertools.product(*outer):
+        t0 = time.perf_counter()
+        for weight, theta in itertools.product(grid["weight"], grid["theta"]):
+            model.set_final(weight, theta, nu, int(passes), pass_weight, pass_theta, pass_mix)
+            scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev))
+            rows.append({"theta0": model.params.theta0, "kappa": model.params.kappa, "autonomy": nu,
+                         "weight": weight, "theta": theta, "passes": int(passes), "pass_weight": pass_weight,
+                         "pass_theta": pass_theta, "pass_mix": pass_mix, "boundary_f1": scores["boundary"].f1,
+                         "word_f1": scores["word"].f1})
+        here = max(r[f"{measure}_f1"] for r in rows[-len(grid["weight"]) * len(grid["theta"]):])
+        print(f"passes={passes:g} pass_weight={pass_weight:g} pass_theta={pass_theta:g} pass_mix={pass_mix:g} "
+              f"autonomy={nu:g}: best devtest {measure} F1 {here:.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", choices=sorted(GRIDS), default="reuters")
@@ -110,29 +145,38 @@ def main() -> None:
         grid = {**GRIDS[args.data], **({"theta0": args.theta0} if args.theta0 else {})}
         print(f"grid: {json.dumps(grid)}", flush=True)
         rows: list[dict[str, Any]] = []
+        kept: tuple[float, Segmenter] | None = None  # the best model so far, for the passes' search
         for theta0, kappa in itertools.product(grid["theta0"], grid["kappa"]):
             t0 = time.perf_counter()
             nus = grid.get("autonomy", [0.0])
-            seg = Segmenter(index, Scorer.branching, options={"theta0": theta0, "kappa": kappa,
+            seg = Segmenter(index, Scorer.branching, options={"theta0": theta0, "kappa": kappa, "passes": 0,
                                                               "autonomy": max(nus, key=abs)})
             train_s = time.perf_counter() - t0
             assert seg.model is not None
             for nu, weight, theta in itertools.product(nus, grid["weight"], grid["theta"]):
-                seg.model.set_final(weight, theta, nu)  # (assigning model.params alone left the search unchanged)
+                seg.model.set_final(weight, theta, nu, passes=0)  # (assigning model.params would change nothing)
                 scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev))
                 rows.append({"theta0": theta0, "kappa": kappa, "autonomy": nu, "weight": weight, "theta": theta,
-                             "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
+                             "passes": 0, "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
                              "train_s": round(train_s, 1)})
             best_here = max(r[f"{measure}_f1"] for r in rows if r["theta0"] == theta0 and r["kappa"] == kappa)
             print(f"theta0={theta0:g} kappa={kappa:g}: best devtest {measure} F1 {best_here:.4f} "
                   f"(trained in {train_s:.1f} s)", flush=True)
-        best = max(rows, key=lambda r: r[f"{measure}_f1"])  # max keeps the first of equal scores
-        chosen = {k: best[k] for k in ("theta0", "kappa", "autonomy", "weight", "theta")}
-        plain = max((r for r in rows if r["autonomy"] == 0), key=lambda r: r[f"{measure}_f1"], default=None)
+            if kept is None or best_here > kept[0]:
+                kept = (best_here, seg)
+        assert kept is not None
+        no_passes = max(rows, key=lambda r: r[f"{measure}_f1"])  # max keeps the first of equal scores
+        rows += search_passes(kept[1], PASS_GRIDS[args.data], dev_docs, dev, measure)
+        best = max(rows, key=lambda r: r[f"{measure}_f1"])
+        keys = ("theta0", "kappa", "autonomy", "weight", "theta", "passes")
+        chosen = {k: best[k] for k in (*keys, *(PASS_KEYS[1:] if best["passes"] else ()))}
+        plain = max((r for r in rows if r["autonomy"] == 0 and not r["passes"]), key=lambda r: r[f"{measure}_f1"],
+                    default=None)
         print(json.dumps({"data": args.data, "seed": args.seed, "devtest_documents": len(dev),
                           "test_documents_never_scored_here": len(test), "measure": f"{measure}_f1",
                           "devtest_f1": best[f"{measure}_f1"], "chosen": chosen,
-                          "best_without_autonomy": plain and {k: plain[k] for k in (*chosen, f"{measure}_f1")}},
+                          "best_without_passes": {k: no_passes[k] for k in (*keys, f"{measure}_f1")},
+                          "best_without_autonomy_or_passes": plain and {k: plain[k] for k in (*keys, f"{measure}_f1")}},
                          indent=2))
     finally:
         drop_corpus(engine, corpus)

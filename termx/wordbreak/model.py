@@ -14,6 +14,16 @@ character occurring once), so the model is a finite table that new text can be s
 (termx.wordbreak.compact: it stores the word values as they are, so ν needs nothing new there). Step (2)
 fixes what raw substring counts get wrong ("ofthe" occurs 15,000 times as a substring but is rarely a word of
 the evidence segmentation).
+
+(4) Re-estimation (hard EM, `passes` times; 0 leaves it out): every document is segmented again with the word
+values of the model so far, by the score of (3) with the passes' own λ_p = pass_weight and θ_p = pass_theta (ν as
+in (3)); its words are counted (c', W' words in all) and interpolated with the self-training counts c, W by
+α = pass_mix,
+
+    count(w) = (1 − α) · c(w) · W' / W + α · c'(w),   words = W',
+
+so P(w) = (1 − α) · c(w)/W + α · c'(w)/W' + ε/W'. The final segmentation (3) then reads these counts. The word
+values stay a finite table of (class, length) values, so the stored model needs nothing new either.
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import Branching, _evidence, branching, corpus_classes
 from termx.wordbreak.nvbe import autonomy_table
-from termx.wordbreak.viterbi import WordScores, _cuts, _forward, evidence_offsets
+from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets
 
 CHUNK_TOKENS = 1 << 20
 
@@ -41,10 +51,14 @@ class BranchingParams:
     window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
     kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
     theta0: float = 32.0      # evidence threshold of the self-training segmentation
-    weight: float = 2.0       # λ, weight of the word model
+    weight: float = 2.0       # λ, weight of the word model (the `spaced` default: see DEFAULTS)
     theta: float = -4.0       # evidence threshold of the final segmentation
     smoothing: float = 0.1    # ε added to every word count
     autonomy: float = 0.0     # ν, weight of the nVBE autonomy · length in a word's value
+    passes: int = 0           # re-estimation passes (hard EM) after self-training; 0: none
+    pass_weight: float = 1.0  # λ_p, weight of the word model in a pass's segmentation
+    pass_theta: float = -16.0  # θ_p, evidence threshold of a pass's segmentation
+    pass_mix: float = 1.0     # α, weight of a pass's counts against the self-training counts
 
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
@@ -52,17 +66,19 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0` printed, run once
-    # per theta0 of its grid (--theta0 16, 24, 32, 48; best devtest boundary F1 .8978, .9018, .9037, .9011 on 300
-    # context documents): theta0 32, kappa 10, weight 2, theta -4 (weight and theta at the grid's edge).
-    "spaced": BranchingParams(),
+    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed
+    # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
+    # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
+    "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
-    # (devtest word F1 .7164 on 49 PKU pseudo-documents with nVBE autonomy ν = 0.25; the same grid's best
-    # without autonomy, the previous default theta0 0, weight 4, theta -24, scores .7118).
-    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=4.0, theta=-24.0),
+    # (devtest word F1 .7413 on 49 PKU pseudo-documents with one re-estimation pass; .7164 without, .7118 without
+    # nVBE autonomy either).
+    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=12.0, theta=-8.0, passes=1,
+                                pass_weight=1.0, pass_theta=-16.0, pass_mix=1.0),
     # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0` printed (devtest word F1
-    # .5432 on 13 UD GSD pseudo-documents; ν searched, 0 won): PKU's ν = 0.25 costs Japanese .02 word F1.
-    "kana": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.0, weight=4.0, theta=-16.0),
+    # .5498 on 13 UD GSD pseudo-documents with two passes; .5432 without; ν searched, 0 won).
+    "kana": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.0, weight=6.0, theta=-12.0, passes=2,
+                            pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
 }
 """Default branching parameters per kind of script, the one place they are kept."""
 
@@ -94,52 +110,90 @@ class BranchingModel:
                                                           len(self.trained[0]))
             self.autonomy = np.nan_to_num(values, nan=0.0) * self._type_lengths()
             progress.finish()
-        self.set_final(params.weight, params.theta, params.autonomy)
+        self.reestimated: tuple[np.ndarray, int] | None = None
+        self.set_final(params.weight, params.theta, params.autonomy, progress=progress)
 
     def _type_lengths(self) -> np.ndarray:
         """|w| of every (class, length) pair, in the order of `counts`."""
         starts = np.repeat(self.type_offset[:len(self.type_count)], self.type_count)  # (one offset with no class)
         return (np.arange(len(starts)) - starts + np.repeat(self.index.cls_lbl + 1, self.type_count)).astype(float)
 
-    def set_final(self, weight: float, theta: float, autonomy: float | None = None) -> None:
-        """Set λ, θ (and ν, if the model was built with ν ≠ 0) of the final segmentation without repeating
-        self-training (they play no part in it): the stored parameters and the word scores the search reads."""
+    def set_final(self, weight: float, theta: float, autonomy: float | None = None, passes: int | None = None,
+                  pass_weight: float | None = None, pass_theta: float | None = None, pass_mix: float | None = None,
+                  progress: Progress | None = None) -> None:
+        """Set λ, θ (ν, if the model was built with ν ≠ 0) and the re-estimation passes without repeating
+        self-training (they play no part in it): the stored parameters and the word scores the search reads. The
+        passes run again (from the self-training counts) only when their settings or ν change."""
         nu = self.params.autonomy if autonomy is None else autonomy
         if nu and not self.has_autonomy:
             raise ValueError("the autonomy table is built only when the model is built with autonomy != 0")
-        self.params = replace(self.params, weight=weight, theta=theta, autonomy=nu)
-        self._set_values(*self.trained)
+        before = self.params
+        self.params = replace(before, weight=weight, theta=theta, autonomy=nu,
+                              passes=before.passes if passes is None else passes,
+                              pass_weight=before.pass_weight if pass_weight is None else pass_weight,
+                              pass_theta=before.pass_theta if pass_theta is None else pass_theta,
+                              pass_mix=before.pass_mix if pass_mix is None else pass_mix)
+        if self.reestimated is None or _pass_settings(before) != _pass_settings(self.params):
+            self.reestimated = self._reestimate(progress or Silent())
+        self._set_values(*self.reestimated)
 
-    def _set_values(self, counts: np.ndarray, words: int) -> None:
-        """Word values log P(w) + ν · a(w) · |w| from word counts (−inf for a string that is no word)."""
+    def _reestimate(self, progress: Progress) -> tuple[np.ndarray, int]:
+        """Word counts after the re-estimation passes (module docstring, step 4)."""
         p = self.params
-        self.counts = counts
+        counts, words = self.trained
+        for k in range(p.passes):
+            progress.start(f"re-estimation pass {k + 1}", int(self.index.doc_len.astype(np.int64).sum()))
+            log_p, unknown = self._word_values(counts, words)
+            found, total = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress)
+            counts = (1 - p.pass_mix) * self.trained[0] * (total / max(self.trained[1], 1)) + p.pass_mix * found
+            words = total
+            progress.finish()
+        return counts, words
+
+    def _word_values(self, counts: np.ndarray, words: int) -> tuple[np.ndarray, float]:
+        """Word values log P(w) + ν · a(w) · |w| from word counts (−inf for a string that is no word), and the
+        value of a single character that is no word."""
+        p = self.params
         with np.errstate(divide="ignore"):
             log_p = np.where(counts > 0, np.log(counts + p.smoothing) - np.log(max(words, 1)), -np.inf)
-        self.log_p = log_p + p.autonomy * self.autonomy
-        self.log_p_unknown = float(np.log(p.smoothing) - np.log(max(words, 1)) + p.autonomy * self.autonomy_single)
+        unknown = float(np.log(p.smoothing) - np.log(max(words, 1)) + p.autonomy * self.autonomy_single)
+        return log_p + p.autonomy * self.autonomy, unknown
+
+    def _set_values(self, counts: np.ndarray, words: int) -> None:
+        """The counts and word values the final segmentation reads."""
+        p = self.params
+        self.counts = counts
+        self.log_p, self.log_p_unknown = self._word_values(counts, words)
         self.words = WordScores(self.log_p, self.log_p_unknown, p.weight, p.theta, self.index.cls_lbl,
                                 self.type_offset, 1)
 
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
-        """Segment every document by evidence alone and count its words per (class, length)."""
+        """Segment every document by evidence alone and count its words per (class, length): the whole score with
+        λ = 0 and every candidate a word (value 0), θ = θ₀."""
+        progress.start("self-training", int(self.index.doc_len.astype(np.int64).sum()))
+        trained = self._count_words(np.zeros(int(self.type_count.sum())), 0.0, 0.0, self.params.theta0, progress)
+        progress.finish()
+        return trained
+
+    def _count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float,
+                     progress: Progress) -> tuple[np.ndarray, int]:
+        """Segment every document with word values `values` (per (class, length)), count the words of the
+        segmentation per (class, length) and in all."""
         index, rev = self.index, self.branching.reverse
         counts = np.zeros(int(self.type_count.sum()), dtype=np.float64)
         words = 0
         starts = index.doc_start.astype(np.int64)
         lengths = index.doc_len.astype(np.int64)
-        progress.start("self-training", int(lengths.sum()))
         for d, e, lo, hi in document_chunks(index):
             fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
             rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
             classes = corpus_classes(index, lo, hi)
             char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
-            words += _train_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
+            words += _count_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
                                   self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
-                                  self.branching.mean, self.params.kappa, self.params.theta0, self.max_len,
-                                  index.cls_lbl, self.type_offset, counts)
+                                  self.branching.mean, self.params.kappa, values, unknown, weight, theta,
+                                  self.max_len, index.cls_lbl, self.type_offset, counts)
             progress.advance(int(lengths[d:e].sum()))
-        progress.finish()
         return counts, words
 
     def evidence(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -165,6 +219,11 @@ class BranchingModel:
         return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev)
 
 
+def _pass_settings(p: BranchingParams) -> tuple[float, ...]:
+    """What the re-estimated counts depend on besides self-training."""
+    return (p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy) if p.passes else (0,)
+
+
 def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
     """Whole documents d..e-1 covering tokens lo..hi-1, at most CHUNK_TOKENS per chunk (or one document)."""
     starts, lengths = index.doc_start.astype(np.int64), index.doc_len.astype(np.int64)
@@ -187,30 +246,19 @@ def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbra
 
 
 @nb.njit(cache=True)
-def _train_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, kappa, theta0,  # type: ignore[no-untyped-def]
-                 max_len, lbl, offset, counts):
-    """Evidence-only Viterbi over each document of a chunk; counts the chosen words."""
+def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, kappa,  # type: ignore[no-untyped-def]
+                 values, unknown, weight, theta, max_len, lbl, offset, counts):
+    """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
+    `WordScores`, step 1); counts the chosen words per (class, length) into `counts`, returns how many."""
     words = 0
     for d in range(len(starts)):
         s = starts[d]
         n = lengths[d]
         f = fcand[s:s + n]
-        r = rcand[s:s + n]
         ev = np.zeros(n + 1)
-        _evidence(f, r, fsil, fbranch, rsil, rbranch, mean, classes[s:s + n], kappa, ev)
-        scores = np.full((n, max_len), -np.inf)
-        cl = char_len[s:s + n]
-        for p in range(n):
-            if cl[p] == 0:
-                continue
-            start = ev[p] - theta0 if p > 0 else 0.0
-            for length in range(1, max_len + 1):
-                if p + length > n:
-                    break
-                if p + length < n and cl[p + length] == 0:
-                    continue
-                if f[p, length - 1] >= 0 or length == cl[p]:
-                    scores[p, length - 1] = start
+        _evidence(f, rcand[s:s + n], fsil, fbranch, rsil, rbranch, mean, classes[s:s + n], kappa, ev)
+        scores = np.empty((n, max_len))
+        _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], scores)
         back = np.zeros(n + 1, dtype=np.int64)
         _forward(scores, back)
         cuts = _cuts(back, n)

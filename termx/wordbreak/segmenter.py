@@ -36,9 +36,13 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "s
     for key, value in options.items():
         if key not in params:
             raise InputError(f"the {scorer.value} scorer has no parameter {key!r}", "it takes " + ", ".join(params))
-        params[key] = int(value) if key == "window" else float(value)
+        params[key] = int(value) if key in ("window", "passes") else float(value)
     if params.get("window", 1) < 1:
         raise InputError("window must be at least 1")
+    if params.get("passes", 0) < 0:
+        raise InputError("passes must be at least 0")
+    if not 0 <= params.get("pass_mix", 0) <= 1:
+        raise InputError("pass_mix must be between 0 and 1")
     return params
 
 
@@ -61,7 +65,7 @@ class Segmenter:
         self.script = script_kind(index) if scorer is Scorer.branching else "spaced"
         self.params = scorer_params(scorer, options or {}, self.script)
         if scorer is Scorer.branching:
-            params = BranchingParams(**self.params)  # type: ignore[arg-type]  # window is an int (scorer_params)
+            params = BranchingParams(**self.params)  # type: ignore[arg-type]  # window, passes are ints (scorer_params)
             self.model = BranchingModel(index, self.tree, self.max_len, params, progress)
             self.words = self.model.words
         else:

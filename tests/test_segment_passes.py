@@ -1,0 +1,139 @@
+"""Re-estimation passes of the branching model (hard EM): self-training and each pass count exactly the words of
+the segmentation they claim to count (checked against the search's own paths), the interpolation is as
+documented, passes = 0 is self-training alone, set_final equals a fresh model, and on a toy corpus a pass moves
+the segmentation toward the words the corpus was made of."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from termx.errors import InputError
+from termx.evaluation.metrics import segmentation_prf
+from termx.index.units import Unit
+from termx.storage.loaded import LoadedIndex
+from termx.wordbreak import Scorer, Segmenter, char_lengths, corpus_candidates, viterbi
+from termx.wordbreak.entropy import corpus_classes
+from tests.test_segment import memory_index
+
+WORDS = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran"]
+
+
+def _doc_spans(index: LoadedIndex) -> list[tuple[int, int]]:
+    return [(int(index.doc_start[d]), int(index.doc_start[d] + index.doc_len[d])) for d in range(index.n_docs)]
+
+
+def _count(seg: Segmenter, cuts_per_doc: list[np.ndarray]) -> tuple[np.ndarray, int]:
+    """Words of a segmentation of every document, counted per (class, length) as the model indexes them."""
+    model, index = seg.model, seg.index
+    assert model is not None
+    counts = np.zeros(len(model.trained[0]))
+    words = 0
+    for (start, stop), cuts in zip(_doc_spans(index), cuts_per_doc, strict=True):
+        cand = corpus_candidates(index, seg.tree, start, stop, seg.max_len)
+        edges = [0, *cuts.tolist(), stop - start]
+        for a, b in zip(edges, edges[1:], strict=False):
+            c = int(cand[a, b - a - 1])
+            if c >= 0:
+                counts[model.type_offset[c] + b - a - index.cls_lbl[c] - 1] += 1
+            words += 1
+    return counts, words
+
+
+def _evidence_only_cuts(seg: Segmenter) -> list[np.ndarray]:
+    """Self-training's segmentation by the definition: any candidate or single character may be a word, a word
+    starting at p > 0 scores evidence(p) − θ₀, nothing else counts."""
+    model, index = seg.model, seg.index
+    assert model is not None
+    rev = model.branching
+    out = []
+    for start, stop in _doc_spans(index):
+        n = stop - start
+        fcand = corpus_candidates(index, seg.tree, start, stop, model.width)
+        rcand = corpus_candidates(rev.reverse, rev.reverse_tree, start, stop, model.width)
+        ev = model.evidence(fcand, rcand, corpus_classes(index, start, stop))
+        char_len = char_lengths(np.asarray(index.tokens[start:stop], dtype=np.int64), index.unit)
+        scores = np.full((n, seg.max_len), -np.inf)
+        for p in range(n):
+            for length in range(1, min(seg.max_len, n - p) + 1):
+                if char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
+                    continue
+                if fcand[p, length - 1] >= 0 or length == char_len[p]:
+                    scores[p, length - 1] = ev[p] - model.params.theta0 if p > 0 else 0.0
+        out.append(viterbi(scores))
+    return out
+
+
+texts = st.lists(st.text(alphabet="ab1é東", min_size=1, max_size=30), min_size=1, max_size=4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(texts, st.sampled_from([Unit.byte, Unit.char]), st.sampled_from([0.0, 1.5]), st.sampled_from([0.5, 1.0]))
+def test_each_pass_counts_the_segmentation_it_claims(docs: list[str], unit: Unit, nu: float, mix: float) -> None:
+    index = memory_index(docs, unit)
+    settings_ = {"window": 3, "theta0": 1.0, "autonomy": nu, "pass_weight": 0.7, "pass_theta": -2.0}
+    base = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 0})
+    assert base.model is not None
+    # self-training (and passes = 0: what the final segmentation reads) is the evidence-only segmentation
+    counts, words = _count(base, _evidence_only_cuts(base))
+    assert np.array_equal(base.model.trained[0], counts) and base.model.trained[1] == words
+    assert np.array_equal(base.model.counts, counts)
+    # one pass: the segmentation by the self-trained model with the passes' λ and θ, counted and interpolated
+    by = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 0, "weight": 0.7, "theta": -2.0})
+    found, total = _count(by, by.corpus_spans(_doc_spans(index)))
+    one = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 1, "pass_mix": mix})
+    assert one.model is not None
+    want = (1 - mix) * counts * total / words + mix * found
+    assert np.allclose(one.model.counts, want, rtol=1e-12, atol=0)
+    assert np.array_equal(one.model.counts > 0, want > 0)
+    with np.errstate(divide="ignore"):
+        log_p = np.where(want > 0, np.log(want + 0.1) - np.log(total), -np.inf) + nu * one.model.autonomy
+    assert np.allclose(one.model.log_p[want > 0], log_p[want > 0])
+    assert one.model.log_p_unknown == pytest.approx(np.log(0.1 / total) + nu * one.model.autonomy_single)
+
+
+def test_set_final_runs_the_passes_again_and_equals_a_fresh_model() -> None:
+    rng = np.random.default_rng(5)
+    index = memory_index(["".join(rng.choice(WORDS, 40)) for _ in range(6)])
+    tuned = Segmenter(index, Scorer.branching, options={"passes": 0})
+    assert tuned.model is not None
+    plain = tuned.model.counts.copy()
+    options = {"weight": 3.0, "theta": -2.0, "passes": 2, "pass_weight": 0.5, "pass_theta": -6.0, "pass_mix": 0.5}
+    tuned.model.set_final(3.0, -2.0, passes=2, pass_weight=0.5, pass_theta=-6.0, pass_mix=0.5)
+    fresh = Segmenter(index, Scorer.branching, options=options)
+    assert fresh.model is not None
+    assert tuned.model.params == fresh.model.params
+    assert np.array_equal(tuned.model.counts, fresh.model.counts)
+    assert not np.array_equal(tuned.model.counts, plain)  # the passes did something
+    text = "thecatsatonthematadogran"
+    assert tuned.segment(text) == fresh.segment(text)
+    tuned.model.set_final(3.0, -2.0, passes=0)
+    assert np.array_equal(tuned.model.counts, plain)  # the self-training counts are left as they were
+
+
+def test_a_pass_moves_a_toy_corpus_toward_its_words() -> None:
+    """Documents made of ten words, so the gold segmentation is known: the self-trained model leaves frequent
+    neighbours together; re-estimating from a segmentation that cuts more often (λ_p 1, θ_p −16) splits them,
+    and word F1 of the corpus's own segmentation rises."""
+    rng = np.random.default_rng(11)
+    gold = [list(rng.choice(WORDS, 50)) for _ in range(12)]
+    index = memory_index(["".join(g) for g in gold])
+
+    def f1(passes: int) -> float:
+        seg = Segmenter(index, Scorer.branching, options={"passes": passes, "pass_weight": 1.0, "pass_theta": -16.0,
+                                                          "weight": 4.0, "theta": 0.0})
+        words = [seg.segment("".join(g)) for g in gold]
+        return segmentation_prf([w for g in gold for w in g], [w for ws in words for w in ws])["word"].f1
+
+    before, after = f1(0), f1(1)
+    assert after > before
+
+
+def test_bad_pass_parameters_are_refused() -> None:
+    index = memory_index(["abcab"])
+    with pytest.raises(InputError, match="passes"):
+        Segmenter(index, Scorer.branching, options={"passes": -1})
+    with pytest.raises(InputError, match="pass_mix"):
+        Segmenter(index, Scorer.branching, options={"pass_mix": 1.5})
