@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 
 from termx.index import ngramfilter
 from termx.index.build import build_shard
+from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit, split_words
 from termx.storage.shards import pool_runner, save_shards
@@ -198,4 +199,26 @@ def test_filters_in_many_chunks(engine: Engine, monkeypatch: pytest.MonkeyPatch)
     extra = ["".join(rng.choice(list("abcé_"), int(rng.integers(1, 12)))) for _ in range(200)]
     patterns = _patterns(texts, Unit.char, occurrences, extra)
     want = [(len(occ), df_k(occ, KMAX)) for occ in (occurrences.get(tuple(p), []) for p in patterns)]
+    assert _stats(engine, name, patterns, True) == _stats(engine, name, patterns, False) == want
+
+
+def test_a_one_shard_corpus_has_no_filter_and_appending_to_it_stays_exact(engine: Engine) -> None:
+    """Only a corpus of several shards reads filters, so a one-shard build skips it; shards appended later get
+    theirs, and the first shard (none) is searched: the stats equal brute force."""
+    first = [Document("a", "the cat sat on the mat"), Document("b", "a dog ran in the fog")]
+    more = [Document("c", "la plume de ma tante"), Document("d", "the dog sat")]
+    name = f"f-{uuid.uuid4().hex[:12]}"
+    index_documents(engine, name, first, Unit.byte, KMAX)
+    index_documents(engine, name, more, Unit.byte, KMAX, append=True, shard_size=1 << 20, runner=pool_runner(1))
+    with engine.connect() as conn:
+        stored = conn.execute(sa.text("SELECT s.shard_no, count(a.shard_id) > 0 FROM termx.shard s"
+                                      " JOIN termx.corpus c ON c.id = s.corpus_id LEFT JOIN termx.index_array a"
+                                      " ON a.shard_id = s.id AND a.name = :n WHERE c.name = :c"
+                                      " GROUP BY s.shard_no ORDER BY s.shard_no"),
+                              {"c": name, "n": ngramfilter.ARRAY}).all()
+    assert [tuple(r) for r in stored] == [(0, False), (1, True)]
+    texts = [d.text for d in first + more]
+    occurrences = substring_occurrences(token_lists(texts, Unit.byte))
+    patterns = ["dog", "the", "cat sat", "plume", "zebra", "sat"]
+    want = [(len(occ), df_k(occ, KMAX)) for occ in (occurrences.get(tuple(p.encode()), []) for p in patterns)]
     assert _stats(engine, name, patterns, True) == _stats(engine, name, patterns, False) == want

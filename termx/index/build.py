@@ -40,9 +40,10 @@ class Shard:
 
 def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_MAX_K,
                 progress: Progress | None = None, timings: Timings | None = None,
-                vocab: Sequence[str] | None = None) -> Shard:
+                vocab: Sequence[str] | None = None, ngram_filter: bool = True) -> Shard:
     """Run every in-memory stage on `documents`; `timings` collects seconds per stage; `vocab` fixes the token
-    ids (char/word) so that the shards of one corpus share them."""
+    ids (char/word) so that the shards of one corpus share them; `ngram_filter` False skips the shard filter,
+    which only a corpus of several shards reads (a shard without one is searched, as before migration 0021)."""
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("tokenize", progress):
@@ -52,8 +53,10 @@ def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_
         fault_point("suffix_array")
         sa = suffix_array(ta.tokens, len(documents))
     stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings)
-    with timings.stage("ngram filter", progress):
-        words = build_filter(ta.tokens, sa, stats.lcp, ta.doc_len)
+    words = None
+    if ngram_filter:
+        with timings.stage("ngram filter", progress):
+            words = build_filter(ta.tokens, sa, stats.lcp, ta.doc_len)
     return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings, words)
 
 

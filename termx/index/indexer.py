@@ -105,7 +105,7 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
                                  timings)
         trivial = sum(r.trivial_classes for r in results)
     else:
-        shard = build_shard(docs, unit, max_k, progress, timings)
+        shard = build_shard(docs, unit, max_k, progress, timings, ngram_filter=False)  # one shard: no reader
         params["build_seconds"] = round(time.perf_counter() - t0, 4)
         save_corpus(engine, name, shard, replace, params, progress, timings)
         trivial = shard.trivial_classes
