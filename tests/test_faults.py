@@ -259,6 +259,9 @@ def test_concurrent_replaces_of_one_name_all_succeed(engine: Engine, database_ur
     errors = [r.communicate(timeout=180)[1] for r in runs]
     assert [r.returncode for r in runs] == [0, 0, 0], errors
     assert store.get_corpus(engine, name).documents in (2, 3, 4)
+    # A retired version is purged after its swap, or by the next command when a concurrent purge or detach
+    # holds it at that moment (store.drop_corpus's contract): after one more command nothing is left over.
+    assert _termx(database_url, home, "corpora").returncode == 0
     assert _orphans(engine, home) == {}
     store.drop_corpus(engine, name)
 
