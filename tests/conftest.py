@@ -27,6 +27,8 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = server.set(database=name).render_as_string(hide_password=False)
     yield url
     get_engine.cache_clear()
+    admin.dispose()  # its connection may be gone: a command may have stopped and restarted the embedded server
+    admin = sa.create_engine(resolve_url(base), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     admin.dispose()
