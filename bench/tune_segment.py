@@ -11,15 +11,18 @@ segmented or scored here. The published figures (bench/bench_segment.py) are com
   drawn with `--seed`, test = the rest.
 - ja: UD Japanese GSD dev sentences, 10 per pseudo-document, split as pku.
 
-The search: for each (theta0, kappa) the self-trained model (with its nVBE autonomy table when the grid has an
-`autonomy` ν ≠ 0) is built once; (autonomy, weight, theta) only change the final Viterbi scores, so they are
-searched on the trained model, with no re-estimation pass. Then, on the model of the best (theta0, kappa), the
+The search: for each combination of the values self-training reads (`TRAIN_KEYS`: theta0, kappa and, for pku/ja,
+the per-class evidence κ_d, κ_hk, κ_r and runs) the self-trained model (with its nVBE autonomy table when the grid
+has an `autonomy` ν ≠ 0) is built once; (autonomy, weight, theta) only change the final Viterbi scores, so they are
+searched on the trained model, with no re-estimation pass (the candidates of the devtest documents are looked up
+once per model). Then, on the best of these models, the
 re-estimation passes (`PASS_GRIDS`: passes, pass_weight, pass_theta, pass_mix; termx.wordbreak.model step 4) are
 searched together with (autonomy, weight, theta) of the final segmentation. The winner is the highest pooled
 boundary F1 (word F1 for pku/ja, the bakeoff's measure) on devtest over both searches; ties go to the earlier
 grid point, so passes = 0 wins a tie.
 
-Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values)
+Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
+pku and ja defaults come from `--data pku --seed 0 --theta0 0` and `--data ja --seed 0 --theta0 0`)
 """
 
 from __future__ import annotations

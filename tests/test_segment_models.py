@@ -77,7 +77,7 @@ def test_tables_hold_only_what_scores_need() -> None:
 def test_a_changed_default_changes_the_stored_models_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """A model stored under the old defaults must not be found once a default changes (same flags)."""
     before = stored_module.model_key(20, {})
-    monkeypatch.setitem(DEFAULTS, "unspaced", replace(DEFAULTS["unspaced"], autonomy=0.0))
+    monkeypatch.setitem(DEFAULTS, "unspaced", replace(DEFAULTS["unspaced"], runs=1 - DEFAULTS["unspaced"].runs))
     assert stored_module.model_key(20, {}) != before
     assert stored_module.model_key(20, {"autonomy": 0.0}) != stored_module.model_key(20, {})
 
