@@ -33,8 +33,6 @@ OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT, POINT = range(9)
 CLASSES = 9
 POINTS = ".\uff0e"
 """Full stops, which are part of a number between digits (`POINT`, else punctuation)."""
-RUNS = (DIGIT, LETTER, KATAKANA)
-"""Classes whose maximal runs are words of their own in unspaced text (a number, a Latin word, a Katakana word)."""
 _SCRIPTS = (("CJK", HAN), ("HIRAGANA", HIRAGANA), ("KATAKANA", KATAKANA), ("HANGUL", HANGUL))
 
 
@@ -255,8 +253,9 @@ def effective_classes(classes):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def run_lengths(classes, enabled, out):  # type: ignore[no-untyped-def]
-    """out[p] = length of the maximal run of one RUNS class (effective_classes) starting at p, 0 where none starts
-    (or `enabled` is false): such a run is a candidate word even when the model does not know it."""
+    """out[p] = length of the maximal run of digits, Latin letters or Katakana (effective_classes: a number, a Latin
+    word, a Katakana word) starting at p, 0 where none starts (or `enabled` is false): such a run is a candidate
+    word even when the model does not know it."""
     out[:] = 0
     if not enabled:
         return
