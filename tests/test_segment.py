@@ -36,7 +36,22 @@ from termx.wordbreak import (
     text_ids,
     viterbi,
 )
-from termx.wordbreak.entropy import DIGIT, HAN, HIRAGANA, KATAKANA, LETTER, PUNCT, branching, mean_entropy, text_classes
+from termx.wordbreak.entropy import (
+    DIGIT,
+    HAN,
+    HIRAGANA,
+    KATAKANA,
+    LETTER,
+    POINT,
+    PUNCT,
+    branching,
+    class_bonus,
+    effective_classes,
+    mean_entropy,
+    run_lengths,
+    text_classes,
+)
+from termx.wordbreak.model import DEFAULTS
 
 runner = CliRunner()
 
@@ -201,7 +216,8 @@ def test_branching_entropy_and_evidence_match_brute_force(texts: list[str]) -> N
         assert mean_entropy(index, tree, window)[n - 1] == pytest.approx(np.mean(hs) if hs else 0.0)
         assert br.mean[1, n - 1] == pytest.approx(np.mean([h for h in (brute_entropy(
             texts, t[p:p + n], "L") for t in texts for p in range(len(t) - n + 1)) if h >= 0] or [0.0]))
-    seg = Segmenter(index, Scorer.branching, 6, {"window": window, "kappa": 0.0})
+    seg = Segmenter(index, Scorer.branching, 6, {"window": window, "kappa": 0.0, "kappa_digit": 0.0,
+                                                  "kappa_han_kana": 0.0})
     assert seg.model is not None
     for text in texts:
         ids = text_ids(index, text)
@@ -412,3 +428,41 @@ def test_cli_segment_errors(db_env: str, seg_corpus: str, tmp_path) -> None:  # 
     assert res.exit_code == 1 and "not valid UTF-8" in res.stderr
     res = runner.invoke(app, ["segment", seg_corpus, "--scorer", "magic"], input="abc\n")
     assert res.exit_code == 2
+
+
+def test_class_bonus_keeps_the_old_rule_at_the_spaced_defaults() -> None:
+    """κ at every change of class and −κ inside digits, as before κ_d, κ_hk and κ_r (all at their `spaced` values)."""
+    p = DEFAULTS["spaced"]
+    bonus = class_bonus(p.kappa, p.kappa_digit, p.kappa_han_kana, p.kappa_run)
+    classes = [DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, PUNCT]
+    for a in classes:
+        for b in classes:
+            assert bonus[a, b] == (p.kappa if a != b else -p.kappa if a == DIGIT else 0.0)
+    tuned = class_bonus(10.0, 2.0, 3.0, 5.0)
+    assert tuned[DIGIT, HAN] == tuned[PUNCT, DIGIT] == 2.0 and tuned[HAN, HIRAGANA] == 3.0
+    assert tuned[HIRAGANA, HAN] == 10.0 and tuned[KATAKANA, KATAKANA] == tuned[LETTER, LETTER] == -5.0
+
+
+def test_a_full_stop_between_digits_is_part_of_the_number() -> None:
+    text = "3.5年，x.1．２3..4.end."
+    got = effective_classes(text_classes(text, Unit.char)).tolist()
+    assert got[1] == DIGIT and got[8] == DIGIT and got[11] == got[12] == DIGIT
+    assert got[6] == PUNCT and got[14] == PUNCT and got[-1] == PUNCT
+    assert text_classes(".", Unit.char).tolist() == [POINT]
+    assert effective_classes(text_classes("1．2", Unit.byte)).tolist() == [DIGIT] * 5  # one character, 3 bytes
+    runs = np.zeros(len(text), dtype=np.int64)
+    run_lengths(text_classes(text, Unit.char), True, runs)
+    assert runs.tolist()[:8] == [3, 0, 0, 0, 0, 1, 0, 7] and runs[15] == 3 and runs.sum() == 14
+    run_lengths(text_classes(text, Unit.char), False, runs)
+    assert not runs.any()
+
+
+def test_runs_keep_an_unknown_katakana_word_whole() -> None:
+    """A Katakana word occurring once is no word of the model; as a run it is a candidate, and κ_r keeps it."""
+    rng = np.random.default_rng(4)
+    texts = ["".join(rng.choice(["日本", "東京", "大学", "の", "に", "は", "研究"], 40)) for _ in range(6)]
+    texts.append("東京のコンピュータは研究")
+    index = memory_index(texts, Unit.char)
+    plain = Segmenter(index, Scorer.branching, options={"runs": 0, "kappa_run": 10.0}).segment("コンピュータ")
+    runs = Segmenter(index, Scorer.branching, options={"runs": 1, "kappa_run": 10.0}).segment("コンピュータ")
+    assert plain != ["コンピュータ"] and runs == ["コンピュータ"]

@@ -26,6 +26,7 @@ from tests.test_segment import memory_index
 
 runner = CliRunner()
 WORDS = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran", "é1"]
+CLASS_SETTINGS = {"kappa_digit": 2.0, "kappa_han_kana": 3.0, "kappa_run": 5.0, "runs": 1}
 
 
 def _compact(seg: Segmenter) -> CompactModel:
@@ -35,17 +36,19 @@ def _compact(seg: Segmenter) -> CompactModel:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.text(alphabet="ab1é東", min_size=1, max_size=30), min_size=1, max_size=4),
+@given(st.lists(st.text(alphabet="ab1é東カ.", min_size=1, max_size=30), min_size=1, max_size=4),
        st.sampled_from([Unit.byte, Unit.char]), st.integers(1, 4), st.integers(2, 8),
-       st.lists(st.text(alphabet="ab1é東x ", max_size=20), max_size=3), st.sampled_from([0.0, 1.5]),
-       st.sampled_from([0, 2]))
+       st.lists(st.text(alphabet="ab1é東カ.x ", max_size=20), max_size=3), st.sampled_from([0.0, 1.5]),
+       st.sampled_from([0, 2]), st.sampled_from([{}, CLASS_SETTINGS]))
 def test_tables_segment_like_the_class_tree_and_the_suffix_array(texts: list[str], unit: Unit, window: int,
                                                                  max_len: int, new: list[str], nu: float,
-                                                                 passes: int) -> None:
-    """Also with re-estimation passes: their counts are what the stored word values are made of."""
+                                                                 passes: int, classes: dict[str, float]) -> None:
+    """Also with re-estimation passes (their counts are what the stored word values are made of) and with
+    per-class evidence and runs as candidates."""
     index = memory_index(texts, unit)
     seg = Segmenter(index, Scorer.branching, max_len, {"window": window, "theta0": 1.0, "autonomy": nu,
-                                                       "passes": passes, "pass_theta": -2.0, "pass_mix": 0.5})
+                                                       "passes": passes, "pass_theta": -2.0, "pass_mix": 0.5,
+                                                       **classes})
     tables = _compact(seg)
     spans = [(int(index.doc_start[d]), int(index.doc_start[d] + index.doc_len[d])) for d in range(index.n_docs)]
     inside = seg.corpus_spans(spans)
@@ -74,7 +77,7 @@ def test_tables_hold_only_what_scores_need() -> None:
 def test_a_changed_default_changes_the_stored_models_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """A model stored under the old defaults must not be found once a default changes (same flags)."""
     before = stored_module.model_key(20, {})
-    monkeypatch.setitem(DEFAULTS, "unspaced", replace(DEFAULTS["unspaced"], autonomy=0.0))
+    monkeypatch.setitem(DEFAULTS, "unspaced", replace(DEFAULTS["unspaced"], runs=1 - DEFAULTS["unspaced"].runs))
     assert stored_module.model_key(20, {}) != before
     assert stored_module.model_key(20, {"autonomy": 0.0}) != stored_module.model_key(20, {})
 

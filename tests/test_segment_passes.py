@@ -5,6 +5,8 @@ the segmentation toward the words the corpus was made of."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -55,25 +57,38 @@ def _evidence_only_cuts(seg: Segmenter) -> list[np.ndarray]:
         rcand = corpus_candidates(rev.reverse, rev.reverse_tree, start, stop, model.width)
         ev = model.evidence(fcand, rcand, corpus_classes(index, start, stop))
         char_len = char_lengths(np.asarray(index.tokens[start:stop], dtype=np.int64), index.unit)
+        runs = _runs(index.decode(index.tokens[start:stop]), index.unit) if model.params.runs else {}
         scores = np.full((n, seg.max_len), -np.inf)
         for p in range(n):
             for length in range(1, min(seg.max_len, n - p) + 1):
                 if char_len[p] == 0 or (p + length < n and char_len[p + length] == 0):
                     continue
-                if fcand[p, length - 1] >= 0 or length == char_len[p]:
+                if fcand[p, length - 1] >= 0 or length == char_len[p] or runs.get(p) == length:
                     scores[p, length - 1] = ev[p] - model.params.theta0 if p > 0 else 0.0
         out.append(viterbi(scores))
     return out
 
 
-texts = st.lists(st.text(alphabet="ab1é東", min_size=1, max_size=30), min_size=1, max_size=4)
+def _runs(text: str, unit: Unit) -> dict[int, int]:
+    """{token offset: tokens} of each maximal run of digits (a full stop between two digits included), of Latin
+    letters or of Katakana in `text`, by the definition."""
+    pattern = r"[0-9０-９]+(?:[.．][0-9０-９]+)*|[A-Za-zé]+|[ァ-ヺー]+"
+    size = (lambda s: len(s.encode())) if unit is Unit.byte else len
+    return {size(text[:m.start()]): size(m.group()) for m in re.finditer(pattern, text)}
+
+
+texts = st.lists(st.text(alphabet="ab1é東カ.", min_size=1, max_size=30), min_size=1, max_size=4)
 
 
 @settings(max_examples=25, deadline=None)
-@given(texts, st.sampled_from([Unit.byte, Unit.char]), st.sampled_from([0.0, 1.5]), st.sampled_from([0.5, 1.0]))
-def test_each_pass_counts_the_segmentation_it_claims(docs: list[str], unit: Unit, nu: float, mix: float) -> None:
+@given(texts, st.sampled_from([Unit.byte, Unit.char]), st.sampled_from([0.0, 1.5]), st.sampled_from([0.5, 1.0]),
+       st.sampled_from([0, 1]))
+def test_each_pass_counts_the_segmentation_it_claims(docs: list[str], unit: Unit, nu: float, mix: float,
+                                                     runs: int) -> None:
+    """Also with runs as candidates: self-training admits them as it admits single characters."""
     index = memory_index(docs, unit)
-    settings_ = {"window": 3, "theta0": 1.0, "autonomy": nu, "pass_weight": 0.7, "pass_theta": -2.0}
+    settings_ = {"window": 3, "theta0": 1.0, "autonomy": nu, "pass_weight": 0.7, "pass_theta": -2.0, "runs": runs,
+                 "kappa_run": 3.0}
     base = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 0})
     assert base.model is not None
     # self-training (and passes = 0: what the final segmentation reads) is the evidence-only segmentation

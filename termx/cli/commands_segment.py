@@ -21,8 +21,10 @@ MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
 
 
 ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE: a scorer parameter "
-                                                      "(beta; branching: window, kappa, theta0, weight, theta, "
-                                                      "smoothing), for one scorer as SCORER.NAME=VALUE. "
+                                                      "(beta; branching: window, kappa, kappa_digit, "
+                                                      "kappa_han_kana, kappa_run, runs, theta0, weight, theta, "
+                                                      "smoothing, autonomy, passes, pass_weight, pass_theta, "
+                                                      "pass_mix), for one scorer as SCORER.NAME=VALUE. "
                                                       "Repeatable.")]
 
 

@@ -21,11 +21,11 @@ import numpy as np
 
 from termx.index.units import Unit
 from termx.wordbreak.candidates import ABSENT, char_lengths
-from termx.wordbreak.entropy import _evidence, text_classes
+from termx.wordbreak.entropy import _evidence, class_bonus, run_lengths, text_classes
 from termx.wordbreak.lines import Batch
 from termx.wordbreak.viterbi import append_best, combine
 
-FORMAT = 1
+FORMAT = 2
 """Version of the stored arrays; a model stored in another format is retrained."""
 _PRIME = np.uint64(0x100000001B3)
 _SEED = np.uint64(0xCBF29CE484222325)
@@ -127,7 +127,9 @@ class CompactModel:
         counts = np.zeros(len(starts), dtype=np.int64)
         p = self.params
         _segment_text(ids, starts, stops, classes, char_lengths(ids, self.unit), self._ftable, self._fvalues,
-                      self._rtable, self._rvalues, self.mean, p["kappa"], self.log_p_unknown, p["weight"], p["theta"],
+                      self._rtable, self._rvalues, self.mean,
+                      class_bonus(p["kappa"], p["kappa_digit"], p["kappa_han_kana"], p["kappa_run"]), bool(p["runs"]),
+                      self.log_p_unknown, p["weight"], p["theta"],
                       self.max_len, self.width, cuts, counts)
         return cuts, counts
 
@@ -271,8 +273,8 @@ def _walk(ids, first, step, n, table, values, cand, sil, h, lp):  # type: ignore
 
 
 @nb.njit(cache=True)
-def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable, rvalues, mean, kappa,  # type: ignore[no-untyped-def]
-                  log_p_unknown, weight, theta, max_len, width, cuts, counts):
+def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus,  # type: ignore[no-untyped-def]
+                  runs_on, log_p_unknown, weight, theta, max_len, width, cuts, counts):
     at = 0
     window = mean.shape[1]
     for k in range(len(starts)):
@@ -288,6 +290,8 @@ def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable
         _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, scores)
         _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, scores[:, :0])
         ev = np.zeros(n + 1)
-        _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], kappa, ev)
-        combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n])
+        _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], bonus, ev)
+        runs = np.zeros(n, dtype=np.int64)
+        run_lengths(classes[lo:lo + n], runs_on, runs)
+        combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs)
         at = append_best(scores, cuts, counts, k, at)

@@ -8,7 +8,7 @@ an index of the reversed documents, built in memory. At a position b of a text, 
 
     evidence(b) = Σ_n [h_R(t[b-n:b]) − μ_R(n)] + [h_L(t[b:b+n]) − μ_L(n)]          (entropy above its mean)
                 + Σ_{n≥2} [h_R(t[b-n:b]) − h_R(t[b-n:b-1])] + [h_L(t[b:b+n]) − h_L(t[b+1:b+n])]   (its rise)
-                + κ · [the characters' classes differ] − κ · [both are digits]
+                + bonus(class of t[b-1], class of t[b])                                        (class_bonus)
 
 where μ(n) is the mean entropy of n-grams over all corpus positions, and strings that occur once (no
 entropy to measure) are left out. (Tanaka-Ishii 2005; Jin & Tanaka-Ishii 2006; Magistry & Sagot 2012.)
@@ -29,13 +29,19 @@ from termx.index.units import Unit
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, class_tree
 
-OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT = range(8)
+OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT, POINT = range(9)
+CLASSES = 9
+POINTS = ".\uff0e"
+"""Full stops, which are part of a number between digits (`POINT`, else punctuation)."""
 _SCRIPTS = (("CJK", HAN), ("HIRAGANA", HIRAGANA), ("KATAKANA", KATAKANA), ("HANGUL", HANGUL))
 
 
 def char_class(ch: str) -> int:
-    """A coarse character class: digit, letter (by script for CJK and Hangul), punctuation/symbol, other."""
+    """A coarse character class: digit, letter (by script for CJK and Hangul), full stop, punctuation/symbol,
+    other."""
     cat = unicodedata.category(ch)
+    if ch in POINTS:
+        return POINT
     if cat[0] == "N":
         return DIGIT
     if cat[0] in "LM":
@@ -211,10 +217,66 @@ def _entropy(cand, sil, branch, q, length):  # type: ignore[no-untyped-def]
     return branch[c] if sil[c] == length else 0.0
 
 
+def class_bonus(kappa: float, kappa_digit: float, kappa_han_kana: float, kappa_run: float) -> np.ndarray:
+    """Evidence added at a boundary between two characters' classes (CLASSES × CLASSES, left class first): κ at a
+    change of class, κ_d at a change to or from a digit, κ_hk from Han to Hiragana (okurigana), −κ inside a run of
+    digits, −κ_r inside a run of Latin letters or of Katakana, 0 elsewhere inside a class."""
+    bonus = np.full((CLASSES, CLASSES), kappa)
+    bonus[DIGIT, :] = bonus[:, DIGIT] = kappa_digit
+    bonus[HAN, HIRAGANA] = kappa_han_kana
+    np.fill_diagonal(bonus, 0.0)
+    bonus[DIGIT, DIGIT] = -kappa
+    bonus[LETTER, LETTER] = bonus[KATAKANA, KATAKANA] = -kappa_run
+    return bonus
+
+
 @nb.njit(cache=True)
-def _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, kappa, out):  # type: ignore[no-untyped-def]
+def effective_classes(classes):  # type: ignore[no-untyped-def]
+    """The classes of a span with each full stop (a run of POINT tokens, up to one character of 3 bytes or two
+    ASCII stops) between two digits made a digit ("3.5" is one number) and every other one punctuation."""
+    out = classes.copy()
+    n = len(classes)
+    p = 0
+    while p < n:
+        if classes[p] != POINT:
+            p += 1
+            continue
+        q = p
+        while q < n and classes[q] == POINT:
+            q += 1
+        inner = p > 0 and q < n and q - p <= 3 and classes[p - 1] == DIGIT and classes[q] == DIGIT
+        for k in range(p, q):
+            out[k] = DIGIT if inner else PUNCT
+        p = q
+    return out
+
+
+@nb.njit(cache=True)
+def run_lengths(classes, enabled, out):  # type: ignore[no-untyped-def]
+    """out[p] = length of the maximal run of digits, Latin letters or Katakana (effective_classes: a number, a Latin
+    word, a Katakana word) starting at p, 0 where none starts (or `enabled` is false): such a run is a candidate
+    word even when the model does not know it."""
+    out[:] = 0
+    if not enabled:
+        return
+    eff = effective_classes(classes)
+    n = len(eff)
+    p = 0
+    while p < n:
+        c = eff[p]
+        q = p + 1
+        while q < n and eff[q] == c:
+            q += 1
+        if c == DIGIT or c == LETTER or c == KATAKANA:
+            out[p] = q - p
+        p = q
+
+
+@nb.njit(cache=True)
+def _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, bonus, out):  # type: ignore[no-untyped-def]
     n = fcand.shape[0]
     nb_max = mean.shape[1]
+    eff = effective_classes(classes)
     for b in range(1, n):
         e = 0.0
         for length in range(1, nb_max + 1):
@@ -234,10 +296,4 @@ def _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, kappa, 
                         shorter = _entropy(rcand, rsil, rbranch, n - b - length, length - 1)
                         if shorter >= 0:
                             e += h - shorter
-        left = classes[b - 1]
-        right = classes[b]
-        if left != right:
-            e += kappa
-        elif left == DIGIT:
-            e -= kappa
-        out[b] = e
+        out[b] = e + bonus[eff[b - 1], eff[b]]

@@ -37,7 +37,7 @@ import numpy as np
 from termx.progress import Progress, Silent
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
-from termx.wordbreak.entropy import Branching, _evidence, branching, corpus_classes
+from termx.wordbreak.entropy import Branching, _evidence, branching, class_bonus, corpus_classes, run_lengths
 from termx.wordbreak.nvbe import autonomy_table
 from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets
 
@@ -50,6 +50,10 @@ class BranchingParams:
 
     window: int = 8           # NB: n-grams of 1..NB tokens on each side of a boundary
     kappa: float = 10.0       # bonus for a change of character class, penalty inside a digit run
+    kappa_digit: float = 10.0  # κ_d, bonus for a change to or from a digit (entropy.class_bonus)
+    kappa_han_kana: float = 10.0  # κ_hk, bonus for a change from Han to Hiragana
+    kappa_run: float = 0.0    # κ_r, penalty inside a run of Latin letters or of Katakana
+    runs: int = 0             # 1: a maximal run of digits, Latin letters or Katakana is always a candidate word
     theta0: float = 32.0      # evidence threshold of the self-training segmentation
     weight: float = 2.0       # λ, weight of the word model (the `spaced` default: see DEFAULTS)
     theta: float = -4.0       # evidence threshold of the final segmentation
@@ -70,15 +74,18 @@ DEFAULTS: dict[str, BranchingParams] = {
     # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
     # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
     "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
-    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0` printed
-    # (devtest word F1 .7413 on 49 PKU pseudo-documents with one re-estimation pass; .7164 without, .7118 without
-    # nVBE autonomy either).
-    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.25, weight=12.0, theta=-8.0, passes=1,
-                                pass_weight=1.0, pass_theta=-16.0, pass_mix=1.0),
-    # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0` printed (devtest word F1
-    # .5498 on 13 UD GSD pseudo-documents with two passes; .5432 without; ν searched, 0 won).
-    "kana": BranchingParams(theta0=0.0, kappa=10.0, autonomy=0.0, weight=6.0, theta=-12.0, passes=2,
-                            pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
+    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0`
+    # printed (devtest word F1 .7470 on 49 PKU pseudo-documents with κ_d 5, runs and one re-estimation pass;
+    # .7413 with the class rule of before; κ_hk not searched: PKU has no Kana).
+    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=5.0, kappa_han_kana=10.0, kappa_run=0.0,
+                                runs=1, autonomy=0.0, weight=8.0, theta=-12.0, passes=1, pass_weight=1.0,
+                                pass_theta=-16.0, pass_mix=1.0),
+    # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0 --theta0 0` printed
+    # (devtest word F1 .6061 on 13 UD GSD pseudo-documents with per-class evidence, runs and one pass; .5498 with
+    # the class rule of before, two passes; ν searched, 0 won).
+    "kana": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=10.0, kappa_han_kana=5.0, kappa_run=10.0, runs=1,
+                            autonomy=0.0, weight=8.0, theta=-16.0, passes=1, pass_weight=4.0, pass_theta=-16.0,
+                            pass_mix=1.0),
 }
 """Default branching parameters per kind of script, the one place they are kept."""
 
@@ -167,6 +174,12 @@ class BranchingModel:
         self.words = WordScores(self.log_p, self.log_p_unknown, p.weight, p.theta, self.index.cls_lbl,
                                 self.type_offset, 1)
 
+    @property
+    def bonus(self) -> np.ndarray:
+        """The evidence of each pair of character classes (entropy.class_bonus)."""
+        p = self.params
+        return class_bonus(p.kappa, p.kappa_digit, p.kappa_han_kana, p.kappa_run)
+
     def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
         """Segment every document by evidence alone and count its words per (class, length): the whole score with
         λ = 0 and every candidate a word (value 0), θ = θ₀."""
@@ -191,8 +204,8 @@ class BranchingModel:
             char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
             words += _count_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
                                   self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
-                                  self.branching.mean, self.params.kappa, values, unknown, weight, theta,
-                                  self.max_len, index.cls_lbl, self.type_offset, counts)
+                                  self.branching.mean, self.bonus, bool(self.params.runs), values, unknown,
+                                  weight, theta, self.max_len, index.cls_lbl, self.type_offset, counts)
             progress.advance(int(lengths[d:e].sum()))
         return counts, words
 
@@ -200,12 +213,14 @@ class BranchingModel:
         """Boundary evidence at every position of one text span."""
         out = np.zeros(fcand.shape[0] + 1)
         _evidence(fcand, rcand, self.index.cls_sil, self.tree.branches, self.branching.reverse.cls_sil,
-                  self.branching.reverse_tree.branches, self.branching.mean, classes, self.params.kappa, out)
+                  self.branching.reverse_tree.branches, self.branching.mean, classes, self.bonus, out)
         return out
 
     def scores(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> np.ndarray:
         """S(w, p) of every candidate word of one span; -inf where no word may go."""
-        return self.words.table(fcand, self.evidence(fcand, rcand, classes), char_len, self.max_len)
+        runs = np.zeros(len(classes), dtype=np.int64)
+        run_lengths(classes, bool(self.params.runs), runs)
+        return self.words.table(fcand, self.evidence(fcand, rcand, classes), char_len, self.max_len, runs)
 
     def segment_spans(self, fcand: np.ndarray, rcand: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                       rlo: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -213,10 +228,11 @@ class BranchingModel:
         `char_len`), its reversal rows rlo[k].. of `rcand`. Returns the flat cuts and the count per span."""
         ev_lo = evidence_offsets(lo, hi)
         ev = np.zeros(int(ev_lo[-1]))
+        runs = np.zeros(int(ev_lo[-1]), dtype=np.int64)
         _span_evidence(fcand, rcand, lo, hi, rlo, classes, self.index.cls_sil, self.tree.branches,
                        self.branching.reverse.cls_sil, self.branching.reverse_tree.branches, self.branching.mean,
-                       self.params.kappa, ev_lo, ev)
-        return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev)
+                       self.bonus, bool(self.params.runs), ev_lo, ev, runs)
+        return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev, runs)
 
 
 def _pass_settings(p: BranchingParams) -> tuple[float, ...]:
@@ -237,17 +253,20 @@ def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
 
 
 @nb.njit(cache=True)
-def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbranch, mean, kappa, ev_lo, ev):  # type: ignore[no-untyped-def]
-    """Boundary evidence of each span k (rows lo[k]..hi[k]-1, reversal rows rlo[k]..) into ev[ev_lo[k]:]."""
+def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbranch, mean, bonus, runs_on, ev_lo,  # type: ignore[no-untyped-def]
+                   ev, runs):
+    """Boundary evidence of each span k (rows lo[k]..hi[k]-1, reversal rows rlo[k]..) into ev[ev_lo[k]:], its
+    run lengths (entropy.run_lengths) into runs[ev_lo[k]:]."""
     for k in range(len(lo)):
         n = hi[k] - lo[k]
         _evidence(fcand[lo[k]:hi[k]], rcand[rlo[k]:rlo[k] + n], fsil, fbranch, rsil, rbranch, mean,
-                  classes[lo[k]:hi[k]], kappa, ev[ev_lo[k]:ev_lo[k] + n + 1])
+                  classes[lo[k]:hi[k]], bonus, ev[ev_lo[k]:ev_lo[k] + n + 1])
+        run_lengths(classes[lo[k]:hi[k]], runs_on, runs[ev_lo[k]:ev_lo[k] + n])
 
 
 @nb.njit(cache=True)
-def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, kappa,  # type: ignore[no-untyped-def]
-                 values, unknown, weight, theta, max_len, lbl, offset, counts):
+def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, bonus,  # type: ignore[no-untyped-def]
+                 runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts):
     """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
     `WordScores`, step 1); counts the chosen words per (class, length) into `counts`, returns how many."""
     words = 0
@@ -256,9 +275,11 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
         n = lengths[d]
         f = fcand[s:s + n]
         ev = np.zeros(n + 1)
-        _evidence(f, rcand[s:s + n], fsil, fbranch, rsil, rbranch, mean, classes[s:s + n], kappa, ev)
+        _evidence(f, rcand[s:s + n], fsil, fbranch, rsil, rbranch, mean, classes[s:s + n], bonus, ev)
+        runs = np.zeros(n, dtype=np.int64)
+        run_lengths(classes[s:s + n], runs_on, runs)
         scores = np.empty((n, max_len))
-        _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], scores)
+        _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
         back = np.zeros(n + 1, dtype=np.int64)
         _forward(scores, back)
         cuts = _cuts(back, n)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,6 +27,17 @@ from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_tabl
 from termx.wordbreak.viterbi import WordScores, viterbi
 
 
+@dataclass(frozen=True)
+class ChunkInputs:
+    """Candidates (forward; reversed and character classes for the branching scorer) and character lengths of a
+    chunk of corpus tokens."""
+
+    fcand: np.ndarray
+    rcand: np.ndarray | None
+    classes: np.ndarray | None
+    char_len: np.ndarray
+
+
 def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "spaced") -> dict[str, float]:
     """A scorer's parameters: its defaults (for the kind of `script`, a key of DEFAULTS, where they differ)
     overridden by `options` (InputError names the valid keys)."""
@@ -36,7 +48,7 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "s
     for key, value in options.items():
         if key not in params:
             raise InputError(f"the {scorer.value} scorer has no parameter {key!r}", "it takes " + ", ".join(params))
-        params[key] = int(value) if key in ("window", "passes") else float(value)
+        params[key] = int(value) if key in ("window", "passes", "runs") else float(value)
     if params.get("window", 1) < 1:
         raise InputError("window must be at least 1")
     if params.get("passes", 0) < 0:
@@ -85,10 +97,13 @@ class Segmenter:
         """Candidate lengths looked up per position (the branching scorer also reads short n-grams' entropy)."""
         return self.model.width if self.model is not None else self.max_len
 
-    def corpus_spans(self, spans: Sequence[tuple[int, int]]) -> list[np.ndarray]:
+    def corpus_spans(self, spans: Sequence[tuple[int, int]], memo: dict[tuple[int, int], ChunkInputs] | None = None
+                     ) -> list[np.ndarray]:
         """Word boundaries (offsets from each span's start) of corpus token spans (start, stop), each inside one
-        document, with candidates read off the class tree; batched by whole documents so that candidate look-up
-        and search run in few calls."""
+        document, with candidates read off the class tree; batched by runs of adjacent whole documents so that
+        candidate look-up and search run in few calls and never cover documents without spans. `memo`, kept by
+        the caller across calls on this segmenter (a parameter search), keeps each chunk's candidates: no
+        parameter changes them."""
         index = self.index
         docs = np.searchsorted(index.doc_start, [s for s, _ in spans], side="right") - 1
         out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(spans)
@@ -98,34 +113,50 @@ class Segmenter:
             first = int(docs[order[k]])
             lo = int(index.doc_start[first])
             e = k
-            while e < len(order) and (e == k or int(index.doc_start[docs[order[e]]] + index.doc_len[docs[order[e]]])
-                                      - lo <= CHUNK_TOKENS):
+            # a run of adjacent documents: candidates are looked up for every token of the chunk
+            while e < len(order) and (e == k or (docs[order[e]] <= docs[order[e - 1]] + 1 and int(
+                    index.doc_start[docs[order[e]]] + index.doc_len[docs[order[e]]]) - lo <= CHUNK_TOKENS)):
                 e += 1
             group = order[k:e]
             last = int(docs[group[-1]])
             hi = int(index.doc_start[last] + index.doc_len[last])
-            for j, cuts in zip(group, self._chunk_spans(lo, hi, [spans[j] for j in group], docs[group]), strict=True):
+            inputs = memo.get((lo, hi)) if memo is not None else None
+            if inputs is None:
+                inputs = self._chunk_inputs(lo, hi)
+                if memo is not None:
+                    memo[(lo, hi)] = inputs
+            for j, cuts in zip(group, self._chunk_spans(lo, inputs, [spans[j] for j in group], docs[group]),
+                               strict=True):
                 out[j] = cuts
             k = e
         return out
 
-    def _chunk_spans(self, lo: int, hi: int, spans: list[tuple[int, int]], docs: np.ndarray) -> list[np.ndarray]:
-        """Segment spans lying in the whole documents that tokens lo..hi-1 cover."""
+    def _chunk_inputs(self, lo: int, hi: int) -> ChunkInputs:
+        """What segmenting spans inside corpus tokens lo..hi-1 reads besides the parameters."""
         index = self.index
-        ids = np.asarray(index.tokens[lo:hi], dtype=np.int64)
-        char_len = char_lengths(ids, index.unit)
+        char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
         fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
+        if self.model is None:
+            return ChunkInputs(fcand, None, None, char_len)
+        rev = self.model.branching
+        return ChunkInputs(fcand, corpus_candidates(rev.reverse, rev.reverse_tree, lo, hi, self.width),
+                           corpus_classes(index, lo, hi), char_len)
+
+    def _chunk_spans(self, lo: int, inputs: ChunkInputs, spans: list[tuple[int, int]], docs: np.ndarray
+                     ) -> list[np.ndarray]:
+        """Segment spans lying in the whole documents of a chunk that starts at token lo."""
+        index = self.index
+        fcand, char_len = inputs.fcand, inputs.char_len
         starts = np.array([s - lo for s, _ in spans], dtype=np.int64)
         stops = np.array([e - lo for _, e in spans], dtype=np.int64)
-        if self.model is None:
+        if self.model is None or inputs.rcand is None or inputs.classes is None:
             cuts, counts = self.words.segment_spans(fcand, starts, stops, char_len, self.max_len)
         else:
-            rev = self.model.branching  # a span's reversal lies in the reversed document at the same place
-            rcand = corpus_candidates(rev.reverse, rev.reverse_tree, lo, hi, self.width)
+            # a span's reversal lies in the reversed document at the same place
             ends = (index.doc_start[docs] + index.doc_len[docs]).astype(np.int64)
             rstarts = index.doc_start[docs].astype(np.int64) + ends - (stops + lo) - lo
-            cuts, counts = self.model.segment_spans(fcand, rcand, starts, stops, rstarts,
-                                                    corpus_classes(index, lo, hi), char_len)
+            cuts, counts = self.model.segment_spans(fcand, inputs.rcand, starts, stops, rstarts, inputs.classes,
+                                                    char_len)
         return np.split(cuts[:int(counts.sum())], np.cumsum(counts)[:-1])
 
     def text_cuts(self, ids: np.ndarray, text: str) -> np.ndarray:

@@ -28,23 +28,28 @@ class WordScores:
     offset: np.ndarray   # int64 per class
     step: int
 
-    def table(self, fcand: np.ndarray, evidence: np.ndarray, char_len: np.ndarray, max_len: int) -> np.ndarray:
-        """S of every candidate word of one span (rows of `fcand`); -inf where no word may go."""
+    def table(self, fcand: np.ndarray, evidence: np.ndarray, char_len: np.ndarray, max_len: int,
+              runs: np.ndarray | None = None) -> np.ndarray:
+        """S of every candidate word of one span (rows of `fcand`); -inf where no word may go. runs[p] > 0: the
+        run of that many tokens at p is a word at the unknown value too (entropy.run_lengths; none: no runs)."""
         out = np.empty((fcand.shape[0], max_len))
+        runs = np.zeros(fcand.shape[0], dtype=np.int64) if runs is None else runs
         _word_scores(fcand, evidence, self.values, self.unknown, self.weight, self.theta, self.lbl, self.offset,
-                     self.step, char_len, out)
+                     self.step, char_len, runs, out)
         return out
 
     def segment_spans(self, fcand: np.ndarray, lo: np.ndarray, hi: np.ndarray, char_len: np.ndarray, max_len: int,
-                      evidence: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      evidence: np.ndarray | None = None, runs: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
         """Viterbi over many spans in one call: span k is rows lo[k]..hi[k]-1 of `fcand` and `char_len`, its
-        evidence evidence[evidence_offsets(lo, hi)[k]:] (none: all zeros). Returns the flat cuts and the count
-        per span."""
+        evidence evidence[evidence_offsets(lo, hi)[k]:] and its run lengths (as in `table`) at the same offsets
+        in `runs` (none: all zeros). Returns the flat cuts and the count per span."""
         ev_lo = evidence_offsets(lo, hi)
         evidence = np.zeros(int(ev_lo[-1])) if evidence is None else evidence
+        runs = np.zeros(int(ev_lo[-1]), dtype=np.int64) if runs is None else runs
         cuts = np.empty(int((hi - lo).sum()), dtype=np.int64)
         counts = np.zeros(len(lo), dtype=np.int64)
-        _segment_spans(fcand, evidence, ev_lo, lo, hi, self.values, self.unknown, self.weight, self.theta,
+        _segment_spans(fcand, evidence, runs, ev_lo, lo, hi, self.values, self.unknown, self.weight, self.theta,
                        self.lbl, self.offset, self.step, char_len, max_len, cuts, counts)
         return cuts, counts
 
@@ -119,20 +124,21 @@ def evidence_offsets(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _word_scores(fcand, ev, values, unknown, weight, theta, lbl, offset, step, char_len, out):  # type: ignore[no-untyped-def]
+def _word_scores(fcand, ev, values, unknown, weight, theta, lbl, offset, step, char_len, runs, out):  # type: ignore[no-untyped-def]
     """`WordScores` of one span into out[p, L-1]; a word may not start or end inside a UTF-8 character."""
     n, max_len = out.shape
     for p in range(n):
         for length in range(1, max_len + 1):
             c = fcand[p, length - 1]
             out[p, length - 1] = values[offset[c] + step * (length - lbl[c] - 1)] if c >= 0 else -np.inf
-    combine(out, ev, unknown, weight, theta, char_len)
+    combine(out, ev, unknown, weight, theta, char_len, runs)
 
 
 @nb.njit(cache=True)
-def combine(out, ev, unknown, weight, theta, char_len):  # type: ignore[no-untyped-def]
+def combine(out, ev, unknown, weight, theta, char_len, runs):  # type: ignore[no-untyped-def]
     """In place: the value of the word at (p, L) (-inf: not a word) becomes weight · value + [p > 0] ·
-    (evidence(p) − θ); a single character without a value gets `unknown`; -inf where no word may go (past the
+    (evidence(p) − θ); a single character without a value, and the run of runs[p] tokens at p, get `unknown`;
+    -inf where no word may go (past the
     end, inside a UTF-8 character). Shared by the class-tree path and the stored model (termx.wordbreak.compact)."""
     n, max_len = out.shape
     for p in range(n):
@@ -144,17 +150,17 @@ def combine(out, ev, unknown, weight, theta, char_len):  # type: ignore[no-untyp
                 continue
             if value > -np.inf:
                 out[p, length - 1] = weight * value + start
-            elif length == char_len[p]:
+            elif length == char_len[p] or length == runs[p]:
                 out[p, length - 1] = weight * unknown + start
 
 
 @nb.njit(cache=True)
-def _segment_spans(fcand, ev, ev_lo, lo, hi, values, unknown, weight, theta, lbl, offset, step, char_len,  # type: ignore[no-untyped-def]
+def _segment_spans(fcand, ev, runs, ev_lo, lo, hi, values, unknown, weight, theta, lbl, offset, step, char_len,  # type: ignore[no-untyped-def]
                    max_len, cuts, counts):
     at = 0
     for k in range(len(lo)):
         n = hi[k] - lo[k]
         scores = np.empty((n, max_len))
         _word_scores(fcand[lo[k]:hi[k]], ev[ev_lo[k]:ev_lo[k] + n + 1], values, unknown, weight, theta, lbl, offset,
-                     step, char_len[lo[k]:hi[k]], scores)
+                     step, char_len[lo[k]:hi[k]], runs[ev_lo[k]:ev_lo[k] + n], scores)
         at = append_best(scores, cuts, counts, k, at)
