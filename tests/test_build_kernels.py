@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from termx.index import docfreq
 from termx.index.classes import count_classes, empty_classes
-from termx.index.suffix import rank_scan, suffix_array
+from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
 from termx.index.units import Unit, tokenize
 
 from .oracle import df_k, documents
@@ -51,7 +51,7 @@ def test_rank_scan_and_class_walk_match_brute_force(data: st.DataObject, unit: U
     sa = suffix_array(ta.tokens, len(texts))
     suf, doc = _suffixes(ta, sa)
     lcp = [_common(suf[w], suf[w + 1]) for w in range(len(suf) - 1)] + [0]
-    scan = rank_scan(ta.tokens, sa, ta.doc_start, ta.doc_len)
+    scan = rank_scan(permuted_lcp(ta.tokens, sa), sa, ta.doc_start, ta.doc_len)
     assert scan.lcp.tolist() == lcp
     assert scan.neighbor.tolist() == [max((v for v in range(w) if doc[v] == doc[w]), default=-1)
                                       for w in range(len(suf))]

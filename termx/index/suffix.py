@@ -43,13 +43,20 @@ class RankScan:
     trivial: int          # valid trivial classes <w,w>
 
 
-def rank_scan(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray) -> RankScan:
-    """LCP, neighbors and the trivial-class count in one walk over the ranks.
+def permuted_lcp(tokens: np.ndarray, sa: np.ndarray) -> np.ndarray:
+    """PLCP[p] << 32 | document of p for every text position p, where PLCP[p] is the clipped LCP of the suffix at
+    p and the one after it in rank order (0 for separators and the last rank): rank_scan's input, and the n-gram
+    filter's (which reads it in text order)."""
+    return _plcp(tokens, sa)
+
+
+def rank_scan(plcp: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray) -> RankScan:
+    """LCP, neighbors and the trivial-class count in one walk over the ranks, from permuted_lcp's words.
 
     Each rank reads one packed word (PLCP and document of its suffix) at its text position: one random load per
     rank where the LCP gather, the document gather, `neighbors` and `trivial_class_count` took one pass each."""
     doc_end = (doc_start + doc_len).astype(np.int64)
-    lcp, neighbor, trivial = _rank_scan(_plcp(tokens, sa), sa, doc_end)
+    lcp, neighbor, trivial = _rank_scan(plcp, sa, doc_end)
     return RankScan(lcp, neighbor, int(trivial))
 
 
