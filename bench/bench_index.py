@@ -47,7 +47,7 @@ from psycopg import sql
 from termx.errors import CorpusNotFound
 from termx.index import docfreq
 from termx.index.build import Shard, build_shard, class_statistics
-from termx.index.classes import count_classes, empty_classes, enumerate_classes
+from termx.index.classes import count_classes, enumerate_classes
 from termx.index.ingest import Document, read_documents
 from termx.index.suffix import clipped_lcp, permuted_lcp, rank_scan, suffix_array
 from termx.index.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
@@ -462,7 +462,7 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     step("classes: enumerate_classes (2 walks + LBL, no df)", lambda: enumerate_classes(scan.lcp))
     for max_k in (1, 4):
         step(f"df_k: fill_classes (classes and df_k in one walk), K={max_k}",
-             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.neighbor, empty_classes(n_classes), max_k))
+             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.neighbor, max_k))
     return {"steps": steps, "tokens": int(len(sa)), "classes": n_classes}
 
 

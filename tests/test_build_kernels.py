@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termx.index import docfreq
-from termx.index.classes import count_classes, empty_classes
+from termx.index.classes import count_classes
 from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
 from termx.index.units import Unit, tokenize
 
@@ -57,8 +57,8 @@ def test_rank_scan_and_class_walk_match_brute_force(data: st.DataObject, unit: U
                                       for w in range(len(suf))]
     assert scan.trivial == sum(1 for w in range(len(suf))
                                if max(lcp[w - 1] if w > 0 else 0, lcp[w]) < len(suf[w]))
-    classes = empty_classes(count_classes(scan.lcp))
-    df = docfreq.fill_classes(scan.lcp, scan.neighbor, classes, max_k)
+    classes, df = docfreq.fill_classes(scan.lcp, scan.neighbor, max_k)
+    assert len(classes) == len(df) == count_classes(scan.lcp)
     got = [(int(a), int(b), int(c), int(d), *map(int, row))
            for a, b, c, d, row in zip(classes.i, classes.j, classes.lbl, classes.sil, df, strict=True)]
     assert got == _brute_classes(suf, doc, lcp, max_k)

@@ -10,7 +10,7 @@ import numpy as np
 from termx.choices import DEFAULT_MAX_K
 from termx.faults import fault_point
 from termx.index import docfreq
-from termx.index.classes import Classes, count_classes, empty_classes
+from termx.index.classes import Classes
 from termx.index.ingest import Document
 from termx.index.ngramfilter import build_filter
 from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
@@ -83,8 +83,6 @@ def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, 
         with timings.stage("ngram filter", progress):
             words = build_filter(tokens, plcp, scan.lcp, doc_len)
     del plcp  # 8 bytes per token, freed before the class arrays are allocated
-    with timings.stage("classes", progress):
-        classes = empty_classes(count_classes(scan.lcp))
     with timings.stage("df_k", progress):
-        df = docfreq.fill_classes(scan.lcp, scan.neighbor, classes, max_k)  # classes and df_k in one walk
+        classes, df = docfreq.fill_classes(scan.lcp, scan.neighbor, max_k)  # classes and df_k in one walk
     return ClassStatistics(scan.lcp, classes, df, scan.trivial, words)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.index.classes import Classes, walk_depth
+from termx.index.classes import Classes, empty_classes, walk_depth
 
 
 @nb.njit(cache=True)
@@ -25,12 +25,16 @@ def neighbors(unit_of_rank, n_units):  # type: ignore[no-untyped-def]
     return out
 
 
-def fill_classes(lcp: np.ndarray, neighbor: np.ndarray, classes: Classes, max_k: int) -> np.ndarray:
-    """Fill `classes` (sized by classes.count_classes) with every class <i,j>, LBL and SIL in walk order, and
-    return their df_1..df_max_k, shape (classes, max_k) int32, all from one walk of the class tree."""
-    df = np.empty((len(classes), max_k), dtype=np.int32)
-    _class_walk(lcp, neighbor, max_k + 1, walk_depth(lcp), classes.i, classes.j, classes.lbl, classes.sil, df)
-    return df
+def fill_classes(lcp: np.ndarray, neighbor: np.ndarray, max_k: int) -> tuple[Classes, np.ndarray]:
+    """Every non-trivial class <i,j> with LBL and SIL in walk order, and their df_1..df_max_k, shape (classes,
+    max_k) int32, all from one walk of the class tree.
+
+    The arrays are allocated for the bound of N classes and cut to the count the walk finds, instead of sized by
+    a counting walk first: pages past the last class are never written, so they never take memory."""
+    classes = empty_classes(len(lcp))
+    df = np.empty((len(lcp), max_k), dtype=np.int32)
+    m = _class_walk(lcp, neighbor, max_k + 1, walk_depth(lcp), classes.i, classes.j, classes.lbl, classes.sil, df)
+    return Classes(classes.i[:m], classes.j[:m], classes.lbl[:m], classes.sil[:m]), df[:m]
 
 
 @nb.njit(cache=True)
