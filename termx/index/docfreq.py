@@ -93,6 +93,7 @@ def _class_walk(lcp, neighbor, kmax, depth, ci, cj, clbl, csil, df):  # type: ig
                 p = chain[k, w - b0]
                 if p < 0:
                     break
+                f -= st_start[f] > p  # most steps are 0 or 1 frame: the first without a branch
                 while st_start[f] > p:
                     f -= 1
                 counts[f, k] += 1

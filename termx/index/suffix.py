@@ -114,12 +114,11 @@ def _rank_scan(packed, sa, doc_end):  # type: ignore[no-untyped-def]
         p = sa[w]
         v = packed[p]
         d = v & 0xFFFFFFFF
-        h = np.int32(v >> 32) if w < n - 1 else np.int32(0)
+        h = np.int32(v >> 32)  # the last rank's PLCP is 0
         lcp[w] = h
         neighbor[w] = last[d]
         last[d] = w
-        if max(prev, h) < doc_end[d] - p:
-            trivial += 1
+        trivial += max(prev, h) < doc_end[d] - p  # no branch: a mispredicted one would cancel the loads in flight
         prev = h
     return lcp, neighbor, trivial
 
