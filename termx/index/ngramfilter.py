@@ -51,9 +51,11 @@ def _fill(tokens, plcp, n_max, words, shift, cap):  # type: ignore[no-untyped-de
     A run's hash is a difference of two prefix hashes, H(p, L) = P(p + L) - P(p) * BASE^L (the polynomial hash of
     the docstring above, computed without a chain per run), with P kept for the next NGRAM_MAX positions in a
     ring. Keys are first dealt into buckets of 2^shift filter words (cap keys each; a full bucket's keys are set
-    at once), then set bucket by bucket, so each bucket's writes stay in a region that fits the L1 cache."""
+    at once), then set bucket by bucket, so each bucket's writes stay in a region that fits the L1 cache; a held
+    key is its word within the bucket and the 12 bits of its Knuth hash that choose its bits (_mask_bits)."""
     n_words = len(words)
     n_buckets = ((n_words - 1) >> shift) + 1
+    low = (1 << shift) - 1  # shift <= 19: a held key fits 31 bits
     held = np.empty(n_buckets * cap, dtype=np.int32)
     fill = np.zeros(n_buckets, dtype=np.int64)
     power = np.ones(n_max + 1, dtype=np.int64)
@@ -79,14 +81,14 @@ def _fill(tokens, plcp, n_max, words, shift, cap):  # type: ignore[no-untyped-de
             w = (_spread(h) * n_words) >> 31
             b = w >> shift
             if fill[b] < cap:
-                held[b * cap + fill[b]] = h
+                held[b * cap + fill[b]] = ((w & low) << 12) | (((h * MIX) & 0xFFFFFFFF) >> 20)
                 fill[b] += 1
             else:
                 words[w] |= _mask(h)
     for b in range(n_buckets):
         for e in range(b * cap, b * cap + fill[b]):
-            h = np.int64(held[e])
-            words[(_spread(h) * n_words) >> 31] |= _mask(h)
+            key = held[e]
+            words[(b << shift) | (key >> 12)] |= _mask_bits(key & 0xFFF)
 
 
 @nb.njit(cache=True)
@@ -100,9 +102,14 @@ def _spread(h):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _mask(h):  # type: ignore[no-untyped-def]
-    m = (h * MIX) & 0xFFFFFFFF
-    first = m >> 26
-    step = ((m >> 20) & 63) | 1
+    return _mask_bits(((h * MIX) & 0xFFFFFFFF) >> 20)
+
+
+@nb.njit(cache=True)
+def _mask_bits(sel):  # type: ignore[no-untyped-def]
+    """The K bits of a key from bits 20..31 of its Knuth hash: the first bit, then a step (odd) modulo 64."""
+    first = sel >> 6
+    step = (sel & 63) | 1
     bits = np.uint64(0)
     for i in range(K):
         bits |= np.uint64(1) << np.uint64((first + i * step) & 63)
