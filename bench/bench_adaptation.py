@@ -116,7 +116,7 @@ def cost(repeats: int) -> None:
     dor = doc_of_rank(index)
 
     def dfk() -> None:
-        docfreq.fill_classes(st.lcp, docfreq.neighbors(dor, len(docs)), 4)
+        docfreq.fill_classes(st.lcp, dor, len(docs), 4)
 
     def halves() -> None:
         crossval_bins(half_statistics(index))

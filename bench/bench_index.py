@@ -462,7 +462,7 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     step("classes: enumerate_classes (2 walks + LBL, no df)", lambda: enumerate_classes(scan.lcp))
     for max_k in (1, 4):
         step(f"df_k: fill_classes (classes and df_k in one walk), K={max_k}",
-             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.neighbor, max_k))
+             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.doc, len(docs), max_k))
     return {"steps": steps, "tokens": int(len(sa)), "classes": n_classes}
 
 

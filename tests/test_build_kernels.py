@@ -1,5 +1,6 @@
 """The build's one-pass kernels (suffix.rank_scan, docfreq.fill_classes) against brute force on random corpora:
-clipped LCP, neighbors, valid trivial classes, and every class <i,j> with LBL, SIL and df_k, in walk order."""
+clipped LCP, documents of the ranks, valid trivial classes, and every class <i,j> with LBL, SIL and df_k, in walk
+order."""
 
 from __future__ import annotations
 
@@ -53,11 +54,10 @@ def test_rank_scan_and_class_walk_match_brute_force(data: st.DataObject, unit: U
     lcp = [_common(suf[w], suf[w + 1]) for w in range(len(suf) - 1)] + [0]
     scan = rank_scan(permuted_lcp(ta.tokens, sa), sa, ta.doc_start, ta.doc_len)
     assert scan.lcp.tolist() == lcp
-    assert scan.neighbor.tolist() == [max((v for v in range(w) if doc[v] == doc[w]), default=-1)
-                                      for w in range(len(suf))]
+    assert scan.doc.tolist() == doc
     assert scan.trivial == sum(1 for w in range(len(suf))
                                if max(lcp[w - 1] if w > 0 else 0, lcp[w]) < len(suf[w]))
-    classes, df = docfreq.fill_classes(scan.lcp, scan.neighbor, max_k)
+    classes, df = docfreq.fill_classes(scan.lcp, scan.doc, len(texts), max_k)
     assert len(classes) == len(df) == count_classes(scan.lcp)
     got = [(int(a), int(b), int(c), int(d), *map(int, row))
            for a, b, c, d, row in zip(classes.i, classes.j, classes.lbl, classes.sil, df, strict=True)]

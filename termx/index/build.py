@@ -84,5 +84,5 @@ def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, 
             words = build_filter(tokens, plcp, scan.lcp, doc_len)
     del plcp  # 8 bytes per token, freed before the class arrays are allocated
     with timings.stage("df_k", progress):
-        classes, df = docfreq.fill_classes(scan.lcp, scan.neighbor, max_k)  # classes and df_k in one walk
+        classes, df = docfreq.fill_classes(scan.lcp, scan.doc, len(doc_start), max_k)  # classes, df_k: one walk
     return ClassStatistics(scan.lcp, classes, df, scan.trivial, words)
