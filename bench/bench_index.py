@@ -454,7 +454,7 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     step("tokenize (proposed)", lambda: proposed_tokenize(texts, unit))
     sa = step("divsufsort (termx suffix_array)", lambda: suffix_array(ta.tokens, len(docs)))
     step("clipped_lcp (LCP alone)", lambda: clipped_lcp(ta.tokens, sa))
-    scan = step("lcp: rank_scan (LCP, neighbors, trivial classes)",
+    scan = step("lcp: rank_scan (LCP, documents of the ranks, trivial classes)",
                 lambda: rank_scan(permuted_lcp(ta.tokens, sa), sa, ta.doc_start, ta.doc_len))
     full_sa = pydivsufsort.divsufsort(ta.tokens)
     step("pydivsufsort.kasai (reference)", lambda: pydivsufsort.kasai(ta.tokens, full_sa))

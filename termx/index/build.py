@@ -65,7 +65,7 @@ class ClassStatistics:
     classes: Classes
     df: np.ndarray
     trivial_classes: int
-    ngram_filter: np.ndarray | None = None
+    ngram_filter: np.ndarray | None = None  # termx.index.ngramfilter words, when asked for
 
 
 def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray, max_k: int,
@@ -77,7 +77,7 @@ def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, 
     timings = timings if timings is not None else Timings()
     with timings.stage("lcp", progress):
         plcp = permuted_lcp(tokens, sa)
-        scan = rank_scan(plcp, sa, doc_start, doc_len)  # LCP, neighbors and trivial classes in one pass
+        scan = rank_scan(plcp, sa, doc_start, doc_len)  # LCP, documents and trivial classes in one pass
     words = None
     if ngram_filter:
         with timings.stage("ngram filter", progress):
