@@ -27,7 +27,6 @@ import numpy as np
 from termx.errors import CorpusNotFound
 from termx.index import docfreq
 from termx.index.build import class_statistics
-from termx.index.classes import empty_classes
 from termx.index.ingest import read_documents
 from termx.index.suffix import suffix_array
 from termx.index.units import Unit, tokenize
@@ -117,7 +116,7 @@ def cost(repeats: int) -> None:
     dor = doc_of_rank(index)
 
     def dfk() -> None:
-        docfreq.fill_classes(st.lcp, docfreq.neighbors(dor, len(docs)), empty_classes(len(c)), 4)
+        docfreq.fill_classes(st.lcp, dor, len(docs), 4)
 
     def halves() -> None:
         crossval_bins(half_statistics(index))

@@ -47,9 +47,9 @@ from psycopg import sql
 from termx.errors import CorpusNotFound
 from termx.index import docfreq
 from termx.index.build import Shard, build_shard, class_statistics
-from termx.index.classes import count_classes, empty_classes, enumerate_classes
+from termx.index.classes import count_classes, enumerate_classes
 from termx.index.ingest import Document, read_documents
-from termx.index.suffix import clipped_lcp, rank_scan, suffix_array
+from termx.index.suffix import clipped_lcp, permuted_lcp, rank_scan, suffix_array
 from termx.index.units import WORD_RE, TokenArray, Unit, _id_dtype, token_strings, tokenize
 from termx.progress import Progress, Silent, Timings
 from termx.storage.classrows import class_rows
@@ -454,15 +454,15 @@ def work_profile(size: float | None, unit: Unit, repeats: int) -> dict[str, Any]
     step("tokenize (proposed)", lambda: proposed_tokenize(texts, unit))
     sa = step("divsufsort (termx suffix_array)", lambda: suffix_array(ta.tokens, len(docs)))
     step("clipped_lcp (LCP alone)", lambda: clipped_lcp(ta.tokens, sa))
-    scan = step("lcp: rank_scan (LCP, neighbors, trivial classes)",
-                lambda: rank_scan(ta.tokens, sa, ta.doc_start, ta.doc_len))
+    scan = step("lcp: rank_scan (LCP, documents of the ranks, trivial classes)",
+                lambda: rank_scan(permuted_lcp(ta.tokens, sa), sa, ta.doc_start, ta.doc_len))
     full_sa = pydivsufsort.divsufsort(ta.tokens)
     step("pydivsufsort.kasai (reference)", lambda: pydivsufsort.kasai(ta.tokens, full_sa))
     n_classes = step("classes: count_classes (count walk)", lambda: count_classes(scan.lcp))
     step("classes: enumerate_classes (2 walks + LBL, no df)", lambda: enumerate_classes(scan.lcp))
     for max_k in (1, 4):
         step(f"df_k: fill_classes (classes and df_k in one walk), K={max_k}",
-             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.neighbor, empty_classes(n_classes), max_k))
+             lambda max_k=max_k: docfreq.fill_classes(scan.lcp, scan.doc, len(docs), max_k))
     return {"steps": steps, "tokens": int(len(sa)), "classes": n_classes}
 
 

@@ -3,7 +3,8 @@
 For each configuration: the end-to-end `termx index --shard-size S --workers W` wall time into the local server,
 the peak RSS of the largest process (coordinator or worker; RUSAGE_CHILDREN of a fresh wrapper process), and the
 build-without-DB ratio: seconds of build_shard summed over the shards / seconds of raw pydivsufsort.divsufsort +
-kasai on the same shards' token arrays. Then termx.stats p50/p99 on the 16-shard corpus vs the 1-shard corpus.
+kasai on the same shards' token arrays (wall clock, and CPU time: `build_ratio_cpu`). Then termx.stats p50/p99
+on the 16-shard corpus vs the 1-shard corpus.
 With each (shards, workers) also the build without the database in a pool of `workers` processes started (and
 their kernels loaded) before the clock starts: wall seconds of all shards' build_shard, against raw single-threaded
 divsufsort + kasai of the whole text in the same run.
@@ -53,22 +54,25 @@ WRAPPER = ("import resource, subprocess, sys, time; t = time.perf_counter(); r =
            " print(r.returncode, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
 
-def build_ratio(groups: list) -> tuple[float, float, float]:  # type: ignore[type-arg]
+def build_ratio(groups: list) -> tuple[float, float, float, float]:  # type: ignore[type-arg]
     """(seconds of build_shard over every shard, of its n-gram filter stage, of raw divsufsort + kasai over the
-    same token arrays)."""
-    build = filt = raw = 0.0
+    same token arrays, and the CPU-time ratio of the two; CPU time counts no wait for a core on a shared machine
+    (both are single-threaded, so it is the same work))."""
+    build = filt = raw = build_cpu = raw_cpu = 0.0
     for group in groups:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         shard = build_shard(group, Unit.byte, ngram_filter=len(groups) > 1)  # as termx index builds it
         build += time.perf_counter() - t0
+        build_cpu += time.process_time() - c0
         filt += shard.timings.get("ngram filter", 0.0)
         tokens = shard.tokens.tokens
         del shard
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sa_ = pydivsufsort.divsufsort(tokens)
         pydivsufsort.kasai(tokens, sa_)
         raw += time.perf_counter() - t0
-    return build, filt, raw
+        raw_cpu += time.process_time() - c0
+    return build, filt, raw, build_cpu / raw_cpu
 
 
 def _build_quietly(group: list) -> int:  # type: ignore[type-arg]
@@ -358,13 +362,14 @@ def build_all(args: argparse.Namespace, docs: list, total: int) -> None:  # type
         for k in args.shards:
             size = -(-total // k) + 1
             groups = cut_shards(docs, size)
-            build, filt, raw = build_ratio(groups)
+            build, filt, raw, cpu_ratio = build_ratio(groups)
             for w in args.workers:
                 wall, peak = index_run(args.db, jsonl, f"bench_shards_{k}", size, w)
                 pool_wall = pool_build_wall(groups, w)
                 row = {"shards_asked": k, "shards": len(groups), "workers": w, "wall_s": round(wall, 2),
                        "peak_rss_mb": round(peak / 1e6), "build_s": round(build, 2),
                        "raw_divsufsort_kasai_s": round(raw, 2), "build_ratio": round(build / raw, 2),
+                       "build_ratio_cpu": round(cpu_ratio, 2),
                        "build_wall_s": round(pool_wall, 2), "raw_whole_text_s": round(whole, 2),
                        "build_wall_vs_raw_whole": round(pool_wall / whole, 2),
                        "mb_per_s": round(total / 1e6 / wall, 2),

@@ -1,5 +1,6 @@
 """The build's one-pass kernels (suffix.rank_scan, docfreq.fill_classes) against brute force on random corpora:
-clipped LCP, neighbors, valid trivial classes, and every class <i,j> with LBL, SIL and df_k, in walk order."""
+clipped LCP, documents of the ranks, valid trivial classes, and every class <i,j> with LBL, SIL and df_k, in walk
+order."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termx.index import docfreq
-from termx.index.classes import count_classes, empty_classes
-from termx.index.suffix import rank_scan, suffix_array
+from termx.index.classes import count_classes
+from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
 from termx.index.units import Unit, tokenize
 
 from .oracle import df_k, documents
@@ -51,14 +52,13 @@ def test_rank_scan_and_class_walk_match_brute_force(data: st.DataObject, unit: U
     sa = suffix_array(ta.tokens, len(texts))
     suf, doc = _suffixes(ta, sa)
     lcp = [_common(suf[w], suf[w + 1]) for w in range(len(suf) - 1)] + [0]
-    scan = rank_scan(ta.tokens, sa, ta.doc_start, ta.doc_len)
+    scan = rank_scan(permuted_lcp(ta.tokens, sa), sa, ta.doc_start, ta.doc_len)
     assert scan.lcp.tolist() == lcp
-    assert scan.neighbor.tolist() == [max((v for v in range(w) if doc[v] == doc[w]), default=-1)
-                                      for w in range(len(suf))]
+    assert scan.doc.tolist() == doc
     assert scan.trivial == sum(1 for w in range(len(suf))
                                if max(lcp[w - 1] if w > 0 else 0, lcp[w]) < len(suf[w]))
-    classes = empty_classes(count_classes(scan.lcp))
-    df = docfreq.fill_classes(scan.lcp, scan.neighbor, classes, max_k)
+    classes, df = docfreq.fill_classes(scan.lcp, scan.doc, len(texts), max_k)
+    assert len(classes) == len(df) == count_classes(scan.lcp)
     got = [(int(a), int(b), int(c), int(d), *map(int, row))
            for a, b, c, d, row in zip(classes.i, classes.j, classes.lbl, classes.sil, df, strict=True)]
     assert got == _brute_classes(suf, doc, lcp, max_k)

@@ -18,7 +18,8 @@ from termx.index import ngramfilter
 from termx.index.build import build_shard
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
-from termx.index.units import Unit, split_words
+from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
+from termx.index.units import Unit, split_words, tokenize
 from termx.storage.shards import pool_runner, save_shards
 
 from .oracle import df_k, substring_occurrences, token_lists
@@ -75,6 +76,49 @@ def test_filter_holds_every_substring(data: st.DataObject, unit: Unit) -> None:
     for sub in occurrences:
         ids = list(sub) if unit is Unit.byte else [vocab.index(t) + 1 for t in sub]  # type: ignore[union-attr]
         assert ngramfilter.may_occur(shard.ngram_filter, ids), sub
+
+
+def _filter_of_keys(n_words: int, runs: set[tuple[int, ...]]) -> np.ndarray:
+    """The filter by its definition: each run's key (pattern_keys, as SQL tests it) sets its mask in its word."""
+    words = np.zeros(n_words, dtype=np.uint64)
+    for run in runs:
+        ((h, mask),) = ngramfilter.pattern_keys(run)
+        words[(h * n_words) >> 31] |= np.uint64(mask)
+    return words
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), unit=st.sampled_from(list(Unit)), cap=st.sampled_from([None, 0, 1, 2]))
+def test_filter_is_the_keys_of_its_runs(data: st.DataObject, unit: Unit, cap: int | None) -> None:
+    """The build kernel sets exactly the bits of every distinct run's key, whether its keys wait in their write
+    bucket or a full bucket (small `cap`) makes them set at once: filters stored before read the same way."""
+    texts = data.draw(_texts(unit))
+    ta = tokenize(texts, unit)
+    sa_ = suffix_array(ta.tokens, len(texts))
+    plcp = permuted_lcp(ta.tokens, sa_)
+    words = ngramfilter.build_filter(ta.tokens, plcp, rank_scan(plcp, sa_, ta.doc_start, ta.doc_len).lcp,
+                                     ta.doc_len, cap)
+    runs = {tuple(int(t) for t in ta.tokens[s: s + n]) for s0, length in zip(ta.doc_start, ta.doc_len, strict=True)
+            for s in range(s0, s0 + length) for n in range(1, min(ngramfilter.NGRAM_MAX, s0 + length - s) + 1)}
+    assert words.tolist() == _filter_of_keys(len(words), runs).tolist()
+
+
+def test_filter_of_many_write_buckets() -> None:
+    """A filter of several write buckets (REGION_WORDS words each) equals the keys of its runs, with ample and
+    with tiny buckets."""
+    rng = np.random.default_rng(11)
+    texts = ["".join(rng.choice(list("abcdefghij"), int(rng.integers(1000, 4000)))) for _ in range(12)]
+    ta = tokenize(texts, Unit.byte)
+    sa_ = suffix_array(ta.tokens, len(texts))
+    plcp = permuted_lcp(ta.tokens, sa_)
+    lcp = rank_scan(plcp, sa_, ta.doc_start, ta.doc_len).lcp
+    ample = ngramfilter.build_filter(ta.tokens, plcp, lcp, ta.doc_len)
+    assert len(ample) > 3 * ngramfilter.REGION_WORDS
+    runs = {bytes(ta.tokens[s: s + n]) for s0, length in zip(ta.doc_start, ta.doc_len, strict=True)
+            for s in range(s0, s0 + length) for n in range(1, min(ngramfilter.NGRAM_MAX, s0 + length - s) + 1)}
+    want = _filter_of_keys(len(ample), {tuple(r) for r in runs}).tolist()
+    assert ample.tolist() == want
+    assert ngramfilter.build_filter(ta.tokens, plcp, lcp, ta.doc_len, 5).tolist() == want
 
 
 def test_filter_rules_out_absent_runs() -> None:

@@ -10,10 +10,10 @@ import numpy as np
 from termx.choices import DEFAULT_MAX_K
 from termx.faults import fault_point
 from termx.index import docfreq
-from termx.index.classes import Classes, count_classes, empty_classes
+from termx.index.classes import Classes
 from termx.index.ingest import Document
 from termx.index.ngramfilter import build_filter
-from termx.index.suffix import rank_scan, suffix_array
+from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
 from termx.index.units import TokenArray, Unit, tokenize
 from termx.progress import Progress, Silent, Timings
 
@@ -52,12 +52,9 @@ def build_shard(documents: Sequence[Document], unit: Unit, max_k: int = DEFAULT_
     with timings.stage("suffix array", progress):
         fault_point("suffix_array")
         sa = suffix_array(ta.tokens, len(documents))
-    stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings)
-    words = None
-    if ngram_filter:
-        with timings.stage("ngram filter", progress):
-            words = build_filter(ta.tokens, sa, stats.lcp, ta.doc_len)
-    return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings, words)
+    stats = class_statistics(ta.tokens, sa, ta.doc_start, ta.doc_len, max_k, progress, timings, ngram_filter)
+    return Shard(documents, ta, sa, stats.classes, stats.df, stats.trivial_classes, max_k, timings,
+                 stats.ngram_filter)
 
 
 @dataclass
@@ -68,17 +65,24 @@ class ClassStatistics:
     classes: Classes
     df: np.ndarray
     trivial_classes: int
+    ngram_filter: np.ndarray | None = None  # termx.index.ngramfilter words, when asked for
 
 
 def class_statistics(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray, max_k: int,
-                     progress: Progress | None = None, timings: Timings | None = None) -> ClassStatistics:
-    """The stages after the suffix array; the loader reruns them on stored arrays instead of copying classes."""
+                     progress: Progress | None = None, timings: Timings | None = None,
+                     ngram_filter: bool = False) -> ClassStatistics:
+    """The stages after the suffix array; the loader reruns them on stored arrays instead of copying classes;
+    `ngram_filter` also builds the shard's filter, from the permuted LCP while it is at hand."""
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     with timings.stage("lcp", progress):
-        scan = rank_scan(tokens, sa, doc_start, doc_len)  # LCP, neighbors and trivial classes in one pass
-    with timings.stage("classes", progress):
-        classes = empty_classes(count_classes(scan.lcp))
+        plcp = permuted_lcp(tokens, sa)
+        scan = rank_scan(plcp, sa, doc_start, doc_len)  # LCP, documents and trivial classes in one pass
+    words = None
+    if ngram_filter:
+        with timings.stage("ngram filter", progress):
+            words = build_filter(tokens, plcp, scan.lcp, doc_len)
+    del plcp  # 8 bytes per token, freed before the class arrays are allocated
     with timings.stage("df_k", progress):
-        df = docfreq.fill_classes(scan.lcp, scan.neighbor, classes, max_k)  # classes and df_k in one walk
-    return ClassStatistics(scan.lcp, classes, df, scan.trivial)
+        classes, df = docfreq.fill_classes(scan.lcp, scan.doc, len(doc_start), max_k)  # classes, df_k: one walk
+    return ClassStatistics(scan.lcp, classes, df, scan.trivial, words)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.index.classes import Classes, walk_depth
+from termx.index.classes import Classes, empty_classes, walk_depth
 
 
 @nb.njit(cache=True)
@@ -25,12 +25,17 @@ def neighbors(unit_of_rank, n_units):  # type: ignore[no-untyped-def]
     return out
 
 
-def fill_classes(lcp: np.ndarray, neighbor: np.ndarray, classes: Classes, max_k: int) -> np.ndarray:
-    """Fill `classes` (sized by classes.count_classes) with every class <i,j>, LBL and SIL in walk order, and
-    return their df_1..df_max_k, shape (classes, max_k) int32, all from one walk of the class tree."""
-    df = np.empty((len(classes), max_k), dtype=np.int32)
-    _class_walk(lcp, neighbor, max_k + 1, walk_depth(lcp), classes.i, classes.j, classes.lbl, classes.sil, df)
-    return df
+def fill_classes(lcp: np.ndarray, doc: np.ndarray, n_docs: int, max_k: int) -> tuple[Classes, np.ndarray]:
+    """Every non-trivial class <i,j> with LBL and SIL in walk order, and their df_1..df_max_k, shape (classes,
+    max_k) int32, all from one walk of the class tree (`doc`: the document of each rank, of `n_docs`).
+
+    The arrays are allocated for the bound of N classes and cut to the count the walk finds, instead of sized by
+    a counting walk first: pages past the last class are never written, so they never take memory."""
+    classes = empty_classes(len(lcp))
+    df = np.empty((len(lcp), max_k), dtype=np.int32)
+    m = _class_walk(lcp, doc, n_docs, max_k + 1, walk_depth(lcp), classes.i, classes.j, classes.lbl, classes.sil,
+                    df)
+    return Classes(classes.i[:m], classes.j[:m], classes.lbl[:m], classes.sil[:m]), df[:m]
 
 
 @nb.njit(cache=True)
@@ -47,66 +52,60 @@ def _find(st_start, sp, p):  # type: ignore[no-untyped-def]
     return lo
 
 
-CHAIN_BLOCK = 4096  # ranks whose neighbor chains are gathered before they are walked
-
-
 @nb.njit(cache=True)
-def _class_walk(lcp, neighbor, kmax, depth, ci, cj, clbl, csil, df):  # type: ignore[no-untyped-def]
+def _class_walk(lcp, doc, n_docs, kmax, depth, ci, cj, clbl, csil, df):  # type: ignore[no-untyped-def]
     """classes._walk with the cdf_k count of the slides: each rank w adds 1 per k to the deepest open frame
     holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL, SIL, df_k = cdf_k - cdf_(k+1))
     and hands its counts to its parent: O(N * k) plus the frames stepped over.
 
-    neighbor^(k-1) of a block of ranks is gathered level by level first, so the random loads into `neighbor`
-    are independent and overlap instead of forming one dependent chain per rank. Since neighbor^k[w] <=
-    neighbor^(k-1)[w], the frame for k is at or below the frame for k-1: a downward step from there (usually
-    0-2 frames) replaces a binary search over the stack."""
+    neighbor^1..neighbor^(kmax-1) of w are the last kmax-1 ranks before w of w's document, kept per document
+    (a few kB: cached, where following the neighbor array was a random load per step). Since
+    neighbor^k[w] <= neighbor^(k-1)[w], the frame for k is at or below the frame for k-1: a downward step from
+    there (usually 0-2 frames) replaces a binary search over the stack."""
     n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)
     st_sil = np.zeros(depth + 1, dtype=np.int32)
     counts = np.zeros((depth + 1, kmax), dtype=np.int32)
-    chain = np.empty((kmax, CHAIN_BLOCK), dtype=np.int32)
+    recent = np.full((n_docs, max(kmax - 1, 1)), -1, dtype=np.int32)  # recent[d, k - 1] = neighbor^k
     st_sil[0] = -1
     sp = 0
     m = 0
-    for b0 in range(0, n, CHAIN_BLOCK):
-        b1 = min(n, b0 + CHAIN_BLOCK)
-        for w in range(b0, b1):
-            chain[0, w - b0] = w
+    for w in range(n):
+        h = lcp[w]
+        if h > st_sil[sp]:
+            sp += 1
+            st_start[sp] = w
+            st_sil[sp] = h
+            counts[sp, :] = 0
+        counts[sp, 0] += 1  # neighbor^0[w] = w lies in the top frame
+        d = doc[w]
+        f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
         for k in range(1, kmax):
-            for x in range(b1 - b0):
-                p = chain[k - 1, x]
-                chain[k, x] = neighbor[p] if p >= 0 else -1
-        for w in range(b0, b1):
-            h = lcp[w]
-            if h > st_sil[sp]:
-                sp += 1
-                st_start[sp] = w
+            p = recent[d, k - 1]
+            if p < 0:
+                break
+            f -= st_start[f] > p  # most steps are 0 or 1 frame: the first without a branch
+            while st_start[f] > p:
+                f -= 1
+            counts[f, k] += 1
+        for k in range(kmax - 2, 0, -1):
+            recent[d, k] = recent[d, k - 1]
+        recent[d, 0] = w
+        while h < st_sil[sp]:
+            i = st_start[sp]
+            ci[m] = i
+            cj[m] = w
+            csil[m] = st_sil[sp]
+            clbl[m] = max(lcp[i - 1] if i > 0 else 0, h)
+            for k in range(kmax - 1):
+                df[m, k] = counts[sp, k] - counts[sp, k + 1]
+            m += 1
+            if h <= st_sil[sp - 1]:
+                for k in range(kmax):
+                    counts[sp - 1, k] += counts[sp, k]
+                sp -= 1
+            else:
                 st_sil[sp] = h
-                counts[sp, :] = 0
-            counts[sp, 0] += 1  # neighbor^0[w] = w lies in the top frame
-            f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
-            for k in range(1, kmax):
-                p = chain[k, w - b0]
-                if p < 0:
-                    break
-                while st_start[f] > p:
-                    f -= 1
-                counts[f, k] += 1
-            while h < st_sil[sp]:
-                i = st_start[sp]
-                ci[m] = i
-                cj[m] = w
-                csil[m] = st_sil[sp]
-                clbl[m] = max(lcp[i - 1] if i > 0 else 0, h)
-                for k in range(kmax - 1):
-                    df[m, k] = counts[sp, k] - counts[sp, k + 1]
-                m += 1
-                if h <= st_sil[sp - 1]:
-                    for k in range(kmax):
-                        counts[sp - 1, k] += counts[sp, k]
-                    sp -= 1
-                else:
-                    st_sil[sp] = h
     return m
 
 

@@ -32,23 +32,63 @@ MIX = 2654435761       # token only have close h); Knuth's multiplicative hash o
 ARRAY = "ngram_filter"
 
 
+REGION_WORDS = 4096    # filter words per write bucket (32 kB, in L1): the build's writes go bucket by bucket
+
+
 @nb.njit(cache=True)
-def _fill(tokens, sa, lcp, n_max, words):  # type: ignore[no-untyped-def]
-    # Each distinct run is inserted once: the runs starting at rank r that are longer than LCP[r-1] start no
-    # earlier suffix (suffixes sorted), and their first LCP[r-1] prefix hashes are the previous rank's.
+def _mod(x):  # type: ignore[no-untyped-def]
+    """x mod PRIME for 0 <= x < 2^62: PRIME = 2^31 - 1, so two folds of the high bits onto the low ones."""
+    x = (x & PRIME) + (x >> 31)
+    x = (x & PRIME) + (x >> 31)
+    return x - PRIME if x >= PRIME else x
+
+
+@nb.njit(cache=True)
+def _fill(tokens, plcp, n_max, words, shift, cap):  # type: ignore[no-untyped-def]
+    """Insert every distinct run once, in text order, where it occurs last in rank order: the runs starting at
+    position p longer than PLCP[p] (its common prefix with the next suffix) start no later suffix.
+
+    A run's hash is a difference of two prefix hashes, H(p, L) = P(p + L) - P(p) * BASE^L (the polynomial hash of
+    the docstring above, computed without a chain per run), with P kept for the next NGRAM_MAX positions in a
+    ring. Keys are first dealt into buckets of 2^shift filter words (cap keys each; a full bucket's keys are set
+    at once), then set bucket by bucket, so each bucket's writes stay in a region that fits the L1 cache; a held
+    key is its word within the bucket and the 12 bits of its Knuth hash that choose its bits (_mask_bits)."""
     n_words = len(words)
-    h = np.zeros(n_max + 1, dtype=np.int64)
-    for r in range(len(sa)):
-        shared = lcp[r - 1] if r > 0 else 0
+    n_buckets = ((n_words - 1) >> shift) + 1
+    low = (1 << shift) - 1  # shift <= 19: a held key fits 31 bits
+    held = np.empty(n_buckets * cap, dtype=np.int32)
+    fill = np.zeros(n_buckets, dtype=np.int64)
+    power = np.ones(n_max + 1, dtype=np.int64)
+    for length in range(1, n_max + 1):
+        power[length] = power[length - 1] * BASE % PRIME
+    ring = np.zeros(16, dtype=np.int64)  # ring[x & 15] = P(x), the hash of tokens[:x]
+    n = len(tokens)
+    ahead = 0
+    for p in range(n):
+        while ahead < min(p + n_max, n):
+            ring[(ahead + 1) & 15] = _mod(ring[ahead & 15] * BASE + np.int64(tokens[ahead]) + 1)
+            ahead += 1
+        shared = plcp[p] >> 32
         if shared >= n_max:
             continue
-        p = sa[r]
+        start = ring[p & 15]
         for length in range(shared + 1, n_max + 1):
-            t = np.int64(tokens[p + length - 1])
-            if t == 0:
+            if tokens[p + length - 1] == 0:
                 break
-            h[length] = (h[length - 1] * BASE + t + 1) % PRIME
-            words[(_spread(h[length]) * n_words) >> 31] |= _mask(h[length])
+            h = ring[(p + length) & 15] - _mod(start * power[length])
+            if h < 0:
+                h += PRIME
+            w = (_spread(h) * n_words) >> 31
+            b = w >> shift
+            if fill[b] < cap:
+                held[b * cap + fill[b]] = ((w & low) << 12) | (((h * MIX) & 0xFFFFFFFF) >> 20)
+                fill[b] += 1
+            else:
+                words[w] |= _mask(h)
+    for b in range(n_buckets):
+        for e in range(b * cap, b * cap + fill[b]):
+            key = held[e]
+            words[(b << shift) | (key >> 12)] |= _mask_bits(key & 0xFFF)
 
 
 @nb.njit(cache=True)
@@ -62,9 +102,14 @@ def _spread(h):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _mask(h):  # type: ignore[no-untyped-def]
-    m = (h * MIX) & 0xFFFFFFFF
-    first = m >> 26
-    step = ((m >> 20) & 63) | 1
+    return _mask_bits(((h * MIX) & 0xFFFFFFFF) >> 20)
+
+
+@nb.njit(cache=True)
+def _mask_bits(sel):  # type: ignore[no-untyped-def]
+    """The K bits of a key from bits 20..31 of its Knuth hash: the first bit, then a step (odd) modulo 64."""
+    first = sel >> 6
+    step = (sel & 63) | 1
     bits = np.uint64(0)
     for i in range(K):
         bits |= np.uint64(1) << np.uint64((first + i * step) & 63)
@@ -76,14 +121,30 @@ def distinct_runs(lcp: np.ndarray, doc_len: np.ndarray, n_max: int = NGRAM_MAX) 
     those it shares with the suffix before it in rank order."""
     lens = doc_len.astype(np.int64)
     full = np.where(lens >= n_max, n_max * (lens - n_max) + n_max * (n_max + 1) // 2, lens * (lens + 1) // 2)
-    return int(full.sum() - np.minimum(lcp.astype(np.int64), n_max).sum())
+    return int(full.sum()) - int(_shared_runs(lcp, n_max))
 
 
-def build_filter(tokens: np.ndarray, sa: np.ndarray, lcp: np.ndarray, doc_len: np.ndarray) -> np.ndarray:
-    """The filter words of a shard (its token array, suffix array and clipped LCP), BITS_PER_NGRAM bits per run."""
-    n_words = max(1, -(-distinct_runs(lcp, doc_len) * BITS_PER_NGRAM // 64))
+@nb.njit(cache=True)
+def _shared_runs(lcp, n_max):  # type: ignore[no-untyped-def]
+    """Sum of min(LCP, n_max): one pass, no N-sized temporaries."""
+    total = 0
+    for v in lcp:
+        total += min(v, n_max)
+    return total
+
+
+def build_filter(tokens: np.ndarray, plcp: np.ndarray, lcp: np.ndarray, doc_len: np.ndarray,
+                 cap: int | None = None) -> np.ndarray:
+    """The filter words of a shard (its token array, suffix.permuted_lcp and clipped LCP), BITS_PER_NGRAM bits per
+    run; `cap` (keys held per write bucket before they are set directly) is a test's knob, by default ample."""
+    runs = distinct_runs(lcp, doc_len)
+    n_words = max(1, -(-runs * BITS_PER_NGRAM // 64))
     words = np.zeros(n_words, dtype=np.uint64)
-    _fill(tokens, sa, lcp, NGRAM_MAX, words)
+    shift = REGION_WORDS.bit_length() - 1
+    if cap is None:
+        per = runs / (((n_words - 1) >> shift) + 1)
+        cap = int(per + 6 * per ** 0.5) + 16  # keys are spread evenly over the buckets: rarely one overflows
+    _fill(tokens, plcp, NGRAM_MAX, words, shift, cap)
     return words
 
 

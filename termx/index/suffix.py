@@ -39,18 +39,26 @@ class RankScan:
     """What one pass over the ranks yields besides the LCP (termx.index.build uses all of it)."""
 
     lcp: np.ndarray       # int32, clipped as clipped_lcp
-    neighbor: np.ndarray  # int32, docfreq.neighbors of the documents of the ranks
+    doc: np.ndarray       # int32, the document of each rank's suffix
     trivial: int          # valid trivial classes <w,w>
 
 
-def rank_scan(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray) -> RankScan:
-    """LCP, neighbors and the trivial-class count in one walk over the ranks.
+def permuted_lcp(tokens: np.ndarray, sa: np.ndarray) -> np.ndarray:
+    """PLCP[p] << 32 | document of p for every text position p, where PLCP[p] is the clipped LCP of the suffix at
+    p and the one after it in rank order (0 for separators and the last rank): rank_scan's input, and the n-gram
+    filter's (which reads it in text order)."""
+    return _plcp(tokens, sa)
+
+
+def rank_scan(plcp: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray) -> RankScan:
+    """LCP, the document of each rank and the trivial-class count in one walk over the ranks, from permuted_lcp's
+    words.
 
     Each rank reads one packed word (PLCP and document of its suffix) at its text position: one random load per
-    rank where the LCP gather, the document gather, `neighbors` and `trivial_class_count` took one pass each."""
+    rank where the LCP gather, the document gather and `trivial_class_count` took one pass each."""
     doc_end = (doc_start + doc_len).astype(np.int64)
-    lcp, neighbor, trivial = _rank_scan(_plcp(tokens, sa), sa, doc_end)
-    return RankScan(lcp, neighbor, int(trivial))
+    lcp, doc, trivial = _rank_scan(plcp, sa, doc_end)
+    return RankScan(lcp, doc, int(trivial))
 
 
 @nb.njit(cache=True)
@@ -95,24 +103,21 @@ def _lcp_of_ranks(packed, sa):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _rank_scan(packed, sa, doc_end):  # type: ignore[no-untyped-def]
-    """One pass over ranks: lcp, neighbor and the valid trivial classes <w,w> (the suffix, to its document end,
+    """One pass over ranks: lcp, document and the valid trivial classes <w,w> (the suffix, to its document end,
     is longer than both bounding LCPs)."""
     n = len(sa)
     lcp = np.empty(n, dtype=np.int32)
-    neighbor = np.empty(n, dtype=np.int32)
-    last = np.full(len(doc_end), -1, dtype=np.int32)
+    doc = np.empty(n, dtype=np.int32)
     trivial = 0
     prev = 0
     for w in range(n):
         p = sa[w]
         v = packed[p]
         d = v & 0xFFFFFFFF
-        h = np.int32(v >> 32) if w < n - 1 else np.int32(0)
+        h = np.int32(v >> 32)  # the last rank's PLCP is 0
         lcp[w] = h
-        neighbor[w] = last[d]
-        last[d] = w
-        if max(prev, h) < doc_end[d] - p:
-            trivial += 1
+        doc[w] = d
+        trivial += max(prev, h) < doc_end[d] - p  # no branch: a mispredicted one would cancel the loads in flight
         prev = h
-    return lcp, neighbor, trivial
+    return lcp, doc, trivial
 
