@@ -112,6 +112,17 @@ def _condition_arrays(templates: Sequence[Template]) -> tuple[np.ndarray, np.nda
     return ncond, feat, noff, off
 
 
+def rule_keys_fit(templates: Sequence[Template], n_tags: int, n_tokens: int) -> bool:
+    """Whether every rule of `templates` over `n_tags` tags and `n_tokens` distinct tokens gets a 64-bit key."""
+    total = 0
+    for t in templates:
+        r = 1
+        for c in t.conditions:
+            r *= n_tags if c.feature == "tag" else max(n_tokens, 1)
+        total += n_tags * n_tags * r
+    return total < 2**62
+
+
 def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
           initial: np.ndarray | Sequence[int], lengths: Sequence[int] | np.ndarray | None = None, *,
           templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = 2, max_rules: int | None = None,

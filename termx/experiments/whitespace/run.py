@@ -30,7 +30,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage.store import drop_corpus, require_new_corpus
-from termx.tbl.learner import Model
+from termx.tbl.learner import Model, rule_keys_fit
 from termx.tbl.segmentation import correct_segmentation
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
 from termx.wordbreak.merged import corpus_index
@@ -74,6 +74,10 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     if tbl is not None and not train_nos:
         raise InputError("`tbl` needs documents that are not evaluated to train on",
                          f"set `eval_docs` below {len(spaced)}", ("tbl", "eval_docs"))
+    if tbl is not None and not rule_keys_fit(tbl.templates, 2, len(set().union(*(spaced[k].text for k in train_nos)))):
+        raise InputError("the TBL templates have too many rules for the training text's distinct characters",
+                         "choose a set with shorter character contexts, e.g. `tbl.templates=brill` or chars4",
+                         ("tbl.templates",))
     summary = index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=replace,
                               progress=progress, timings=timings, shard_size=shard_size,
                               params={"whitespace": {"condition": condition.value, "lines_per_doc": lines_per_doc}})
