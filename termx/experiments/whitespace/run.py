@@ -99,7 +99,9 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
                 model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl)
             models[scorer.value] = model, timings[f"tbl train {scorer.value}"]
             with timings.stage(f"tbl apply {scorer.value}", progress):
-                corrected = [split_lines(correct_segmentation(model, join_lines(lines))) for lines in predicted]
+                fixed = iter(split_lines(correct_segmentation(model, [line for lines in predicted
+                                                                      for line in join_lines(lines)])))
+                corrected = [[next(fixed) for _ in lines] for lines in predicted]  # one pass per rule, all lines
             results.append(score_result(f"{scorer.value}+tbl", "tbl", evaluated, corrected,
                                         {"params": segmenter.params, "rules": len(model.rules)}))
         if results_dir is not None:
