@@ -2,13 +2,17 @@
 
 As in bench_segment.py: the first 1,634 documents of reuters21578.jsonl by newid are scored, the other 17,409
 are unlabelled context in the index. With --tbl, each scorer's TBL corrector is trained on its own output for a
-seeded sample of context documents (--tbl-train-chars, default 300,000 characters) and applied to its output on
+seeded sample of context documents (--tbl-train-chars, default 1,000,000 characters) and applied to its output on
 the scored documents. Figures: boundary F1 before/after TBL for branching and freq, the sign test and Wilcoxon
 over documents (per-document boundary-decision error rate, termx.evaluation), rules learnt, and the TBL training
 time next to the reference measured in the same run: the time to train the scorer and segment the scored
 documents.
 
-Run: .venv/bin/python bench/bench_whitespace_tbl.py [--db URL] [--train-chars 300000 ...]
+Per-document records go to bench/results/whitespace-tbl-<templates>-min<score>-<budget>/<scorer>.jsonl, so two
+runs (e.g. the defaults and `--templates brill --min-score 2`) can be compared with `termx compare`.
+
+Run: .venv/bin/python bench/bench_whitespace_tbl.py [--db URL] [--train-chars 1000000 ...] [--templates SET]
+     [--min-score N]
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from termx.cli.output import render
 from termx.experiments.whitespace import TblSettings, run_whitespace
 from termx.index.ingest import Document
 from termx.storage.store import drop_corpus, list_corpora
+from termx.tbl.templates import TEMPLATE_SETS, template_set
 from termx.wordbreak import Scorer
 
 DATA = data_dir()
@@ -44,9 +49,12 @@ def reuters_documents() -> list[Document]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
-    parser.add_argument("--train-chars", type=int, nargs="+", default=[300_000],
+    parser.add_argument("--train-chars", type=int, nargs="+", default=[TblSettings().train_chars],
                         help="training budgets to measure, one whitespace run each")
     parser.add_argument("--max-rules", type=int, default=None)
+    parser.add_argument("--min-score", type=int, default=TblSettings().min_score)
+    parser.add_argument("--templates", default=None, choices=list(TEMPLATE_SETS),
+                        help="the built-in template set (default: TblSettings' own)")
     args = parser.parse_args()
     from termx.storage.db import get_engine
 
@@ -55,12 +63,14 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     rows: list[dict[str, Any]] = []
     runs = []
+    templates = template_set(args.templates) if args.templates else TblSettings().templates
+    label = f"{args.templates or 'default'}-min{args.min_score}"
     try:
         for budget in args.train_chars:
             t0 = time.perf_counter()
             report = run_whitespace(engine, docs, CORPUS, scorers=[Scorer.branching, Scorer.freq],
-                                    eval_docs=EVAL_DOCS, results_dir=RESULTS / f"whitespace-tbl-{budget}",
-                                    replace=True, tbl=TblSettings(train_chars=budget, max_rules=args.max_rules))
+                                    eval_docs=EVAL_DOCS, results_dir=RESULTS / f"whitespace-tbl-{label}-{budget}",
+                                    replace=True, tbl=TblSettings(budget, args.min_score, args.max_rules, templates))
             wall = time.perf_counter() - t0
             s = report.seconds
             for step in report.tbl:
@@ -85,7 +95,7 @@ def main() -> None:
     print(render(rows, "table", title="Reuters alnum, TBL after each scorer: boundary F1, paired tests over "
                                       "documents (boundary-decision error rate), training time vs the "
                                       "scorer's train + segment time (reference)"))
-    path = RESULTS / "whitespace_tbl.json"
+    path = RESULTS / f"whitespace_tbl-{label}.json"
     for run in runs:
         for step in run["tbl"]:
             step["train_documents"] = len(step["train_documents"])

@@ -92,7 +92,11 @@ def test_bad_training_input(db_env: str, files: tuple[str, str], tmp_path: Path)
 
 def test_templates_and_help() -> None:
     res = run("tbl", "templates", "--format", "tsv")
-    assert res.exit_code == 0 and "prev_tag\ttag[-1]" in res.stdout
+    assert res.exit_code == 0 and "prev_tag\ttag[-1]" in res.stdout and "chars_2_2" not in res.stdout
+    res = run("tbl", "templates", "--set", "chars8_tags", "--format", "tsv")
+    assert res.exit_code == 0 and "chars_2_2\ttok[-2] tok[-1] tok[0] tok[+1]" in res.stdout
+    res = run("tbl", "templates", "--set", "nope")
+    assert res.exit_code == 1 and "unknown template set" in res.stderr
     for cmd in ("train", "apply", "rules", "models", "templates"):
         res = run("tbl", cmd, "--help")
         assert res.exit_code == 0 and len(res.stdout) > 100

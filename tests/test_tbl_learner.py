@@ -9,6 +9,9 @@ from hypothesis import strategies as st
 
 from termx.errors import InputError
 from termx.tbl import DEFAULT_TEMPLATES, Rule, Template, apply, learn, parse_templates
+from termx.tbl.templates import TEMPLATE_SETS
+
+ALL_TEMPLATES = TEMPLATE_SETS["chars8_tags"]
 
 # ---------------------------------------------------------------------------------------------
 # A simple, slow reference learner: every candidate rule, scored by applying it everywhere.
@@ -85,7 +88,7 @@ def tagged_data(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[
     return toks, gold, init, lengths, n_tags
 
 
-@pytest.mark.parametrize("template", DEFAULT_TEMPLATES, ids=lambda t: t.name)
+@pytest.mark.parametrize("template", ALL_TEMPLATES, ids=lambda t: t.name)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=tagged_data(), min_score=st.integers(1, 2))
 def test_each_template_matches_reference(template: Template, data, min_score: int) -> None:
@@ -109,13 +112,34 @@ def test_all_templates_together_match_reference(data, min_score: int) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=tagged_data(), picks=st.sets(st.sampled_from(DEFAULT_TEMPLATES), min_size=2, max_size=4))
+@given(data=tagged_data(), picks=st.sets(st.sampled_from(ALL_TEMPLATES), min_size=2, max_size=4))
 def test_template_subsets_match_reference(data, picks: set[Template]) -> None:
     # Mixed windows exercise the incremental rescoring of only the templates that read a changed tag.
     toks, gold, init, lengths, n_tags = data
-    chosen = tuple(t for t in DEFAULT_TEMPLATES if t in picks)
+    chosen = tuple(t for t in ALL_TEMPLATES if t in picks)
     model = learn(toks, gold, init, lengths, templates=chosen, min_score=1, n_tags=n_tags)
     assert as_tuples(model.rules) == ref_learn(chosen, toks, gold, init, lengths, n_tags, 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=tagged_data(), picks=st.lists(st.tuples(st.sampled_from(ALL_TEMPLATES), st.integers(0, 2),
+                                                    st.integers(0, 2), st.lists(st.integers(0, 3), min_size=8,
+                                                                                max_size=8)),
+                                          min_size=1, max_size=6))
+def test_apply_matches_reference(data, picks) -> None:  # type: ignore[no-untyped-def]
+    # apply() checks a rule with a one-offset token condition only where that token occurs; the reference checks
+    # every position, all on the tags before the rule.
+    toks, _, init, lengths, n_tags = data
+    rules = [Rule(t, f % n_tags, g % n_tags, tuple(a[:len(t.conditions)])) for t, f, g, a in picks]
+    starts = np.cumsum([0, *lengths[:-1]]).tolist()
+    lo = [s for s, m in zip(starts, lengths, strict=True) for _ in range(m)]
+    hi = [s + m for s, m in zip(starts, lengths, strict=True) for _ in range(m)]
+    expected = list(init)
+    for r in rules:
+        hits = [q for q in range(len(toks)) if ref_applies(r.template, r.args, r.from_tag, toks, expected, lo, hi, q)]
+        for q in hits:
+            expected[q] = r.to_tag
+    assert apply(rules, toks, init, lengths).tolist() == expected
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,6 +237,9 @@ def test_empty_input() -> None:
 
 def test_template_text_round_trip() -> None:
     assert parse_templates("\n".join(t.spec for t in DEFAULT_TEMPLATES)) == DEFAULT_TEMPLATES
+    for templates in TEMPLATE_SETS.values():
+        assert templates[:len(DEFAULT_TEMPLATES)] == DEFAULT_TEMPLATES  # every set extends Brill's 23
+        assert parse_templates("\n".join(t.spec for t in templates)) == templates
     assert parse_templates("# comment\n\nx tag[-3..-1]  # trailing\n")[0].conditions[0].offsets == (-3, -2, -1)
 
 

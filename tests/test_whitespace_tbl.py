@@ -167,6 +167,28 @@ def test_bad_tbl_input(engine, db_env: str, tmp_path) -> None:  # type: ignore[n
     res = runner.invoke(app, ["whitespace", str(tmp_path), "--corpus", "ws_tbl_bad", "--tbl",
                               "--tbl-train-chars", "0"])
     assert res.exit_code == 2
+    res = runner.invoke(app, ["whitespace", str(tmp_path), "--corpus", "ws_tbl_bad", "--tbl",
+                              "--tbl-templates", "nope"])
+    assert res.exit_code == 1 and "unknown template set" in res.stderr
+
+
+def test_tbl_templates_too_many_rules_for_the_characters(engine, db_env: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # 8-character contexts over 300 distinct characters have more rules than 64-bit keys can number: the run
+    # stops before indexing and names the flag; Brill's 23 templates fit.
+    many = "".join(chr(0x4E00 + i) for i in range(300))
+    docs = [Document("a", "x y"), Document("b", " ".join(many[i:i + 3] for i in range(0, 300, 3)))]
+    with pytest.raises(InputError, match="too many rules") as err:
+        run_whitespace(engine, docs, "ws_tbl_cjk", scorers=[Scorer.freq], eval_docs=1, tbl=TblSettings(),
+                       replace=True)
+    assert err.value.params == ("tbl.templates",)
+    for d in docs:  # read in file name order: a is scored, b trains
+        (tmp_path / f"{d.name}.txt").write_text(d.text, encoding="utf-8")
+    args = ["whitespace", str(tmp_path), "--corpus", "ws_tbl_cjk", "--tbl", "--eval-docs", "1", "--scorers", "freq",
+            "--replace", "--quiet"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 1 and "--tbl-templates brill" in res.stderr
+    res = runner.invoke(app, [*args, "--tbl-templates", "brill"])
+    assert res.exit_code == 0, res.output
 
 
 def test_migration_downgrade_removes_tbl_rows(database_url: str) -> None:

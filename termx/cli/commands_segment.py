@@ -154,12 +154,16 @@ def whitespace(
                                       "whitespace-<run_id>-<scorer>.")] = False,
     tbl_train_chars: Annotated[int | None, typer.Option("--tbl-train-chars", min=1, help="With --tbl: characters "
                                                         "of context documents to train on, sampled with a fixed "
-                                                        "seed. Default 300000.")] = None,
+                                                        "seed. Default 1000000.")] = None,
     tbl_min_score: Annotated[int | None, typer.Option("--tbl-min-score", min=1, help="With --tbl: stop when the "
                                                       "best rule fixes fewer than this many more errors than it "
                                                       "makes. Default 2.")] = None,
     tbl_max_rules: Annotated[int | None, typer.Option("--tbl-max-rules", min=1, help="With --tbl: learn at most "
                                                       "this many rules. Default: no limit.")] = None,
+    tbl_templates: Annotated[str | None, typer.Option("--tbl-templates", help="With --tbl: the built-in template "
+                                                      "set (brill, chars4, chars4_tags, chars8, chars8_tags; "
+                                                      "`termx tbl templates --set NAME`). Default chars8_tags.")]
+    = None,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table: one row per scorer; json: the whole "
@@ -170,17 +174,19 @@ def whitespace(
     from termx.index.ingest import read_documents
     from termx.storage.db import get_engine
     from termx.storage.store import describe_deleted
+    from termx.tbl.templates import template_set
 
     chosen = _scorers(scorers)
     options = _options(param, chosen)
     tbl_flags = {"--tbl-train-chars": tbl_train_chars, "--tbl-min-score": tbl_min_score,
-                 "--tbl-max-rules": tbl_max_rules}
+                 "--tbl-max-rules": tbl_max_rules, "--tbl-templates": tbl_templates}
     unused = [flag for flag, value in tbl_flags.items() if value is not None]
     if unused and not tbl:
         raise InputError(f"{', '.join(unused)} needs --tbl", "add --tbl to train and apply the TBL correctors")
     defaults = TblSettings()
     settings = TblSettings(tbl_train_chars or defaults.train_chars, tbl_min_score or defaults.min_score,
-                           tbl_max_rules) if tbl else None
+                           tbl_max_rules, template_set(tbl_templates) if tbl_templates else defaults.templates
+                           ) if tbl else None
     engine = get_engine(db)
     docs, _ = read_documents(paths, input_mode)
     with RichProgress(enabled=not quiet) as progress:

@@ -47,7 +47,8 @@ def train(
                                            "this many more errors than it makes.")] = 2,
     max_rules: Annotated[int | None, typer.Option("--max-rules", min=1, help="Stop after this many rules.")] = None,
     templates: Annotated[str | None, typer.Option("--templates", help="Comma-separated template names "
-                                                  "(default: all; see `termx tbl templates`).")] = None,
+                                                  "(default: Brill's 23; see `termx tbl templates --set "
+                                                  "chars8_tags` for all built-in ones).")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored model of that name.")] = False,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
@@ -57,10 +58,10 @@ def train(
     from termx.storage.db import get_engine
     from termx.tbl.segmentation import train_segmentation_corrector
     from termx.tbl.store import save_model
-    from termx.tbl.templates import DEFAULT_TEMPLATES, select_templates
+    from termx.tbl.templates import DEFAULT_TEMPLATES, TEMPLATE_SETS, select_templates
 
     chosen = DEFAULT_TEMPLATES if templates is None else select_templates(
-        n.strip() for n in templates.split(",") if n.strip())
+        (n.strip() for n in templates.split(",") if n.strip()), TEMPLATE_SETS["chars8_tags"])
     model = train_segmentation_corrector(read_lines(gold), read_lines(pred), templates=chosen,
                                          min_score=min_score, max_rules=max_rules)
     save_model(get_engine(db), name, model, replace=replace)
@@ -113,9 +114,14 @@ def models(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
 
 
 @tbl_app.command()
-def templates(fmt: FormatOption = Format.table) -> None:
-    """List the built-in templates (name and conditions), in tie-breaking order."""
-    from termx.tbl.templates import DEFAULT_TEMPLATES
+def templates(
+    set_name: Annotated[str, typer.Option("--set", help="A built-in template set: brill (Brill's 23, the "
+                                          "default of `termx tbl train`), chars4, chars4_tags, chars8, "
+                                          "chars8_tags (each extends brill).")] = "brill",
+    fmt: FormatOption = Format.table,
+) -> None:
+    """List the templates of a built-in set (name and conditions), in tie-breaking order."""
+    from termx.tbl.templates import template_set
 
     emit(render([{"name": t.name, "conditions": " ".join(c.spec for c in t.conditions)}
-                 for t in DEFAULT_TEMPLATES], fmt))
+                 for t in template_set(set_name)], fmt))

@@ -115,28 +115,43 @@ def _touch(q, sign, mask, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, m
 
 
 @njit(cache=True)
+def _applies(q, tags, toks, lo, hi, nc, feat_c, noff_c, off_c, args):  # type: ignore[no-untyped-def]
+    """Whether every condition of a rule holds at q (one of its offsets in range with the rule's value)."""
+    for c in range(nc):
+        hit = False
+        for j in range(noff_c[c]):
+            p = q + off_c[c, j]
+            if p < lo[q] or p >= hi[q]:
+                continue
+            v = tags[p] if feat_c[c] == 0 else toks[p]
+            if v == args[c]:
+                hit = True
+                break
+        if not hit:
+            return False
+    return True
+
+
+@njit(cache=True)
 def rule_positions(tags, toks, lo, hi, f, nc, feat_c, noff_c, off_c, args):  # type: ignore[no-untyped-def]
     """Positions where a rule applies, all judged on the tags as they are now (simultaneous application)."""
     out = np.empty(tags.shape[0], np.int64)
     n = 0
     for q in range(tags.shape[0]):
-        if tags[q] != f:
-            continue
-        ok = True
-        for c in range(nc):
-            hit = False
-            for j in range(noff_c[c]):
-                p = q + off_c[c, j]
-                if p < lo[q] or p >= hi[q]:
-                    continue
-                v = tags[p] if feat_c[c] == 0 else toks[p]
-                if v == args[c]:
-                    hit = True
-                    break
-            if not hit:
-                ok = False
-                break
-        if ok:
+        if tags[q] == f and _applies(q, tags, toks, lo, hi, nc, feat_c, noff_c, off_c, args):
+            out[n] = q
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def rule_positions_among(cand, tags, toks, lo, hi, f, nc, feat_c, noff_c, off_c, args):  # type: ignore[no-untyped-def]
+    """`rule_positions` restricted to the candidate positions `cand` (in range; any order)."""
+    out = np.empty(cand.shape[0], np.int64)
+    n = 0
+    for i in range(cand.shape[0]):
+        q = cand[i]
+        if tags[q] == f and _applies(q, tags, toks, lo, hi, nc, feat_c, noff_c, off_c, args):
             out[n] = q
             n += 1
     return out[:n]

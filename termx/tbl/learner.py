@@ -112,6 +112,17 @@ def _condition_arrays(templates: Sequence[Template]) -> tuple[np.ndarray, np.nda
     return ncond, feat, noff, off
 
 
+def rule_keys_fit(templates: Sequence[Template], n_tags: int, n_tokens: int) -> bool:
+    """Whether every rule of `templates` over `n_tags` tags and `n_tokens` distinct tokens gets a 64-bit key."""
+    total = 0
+    for t in templates:
+        r = 1
+        for c in t.conditions:
+            r *= n_tags if c.feature == "tag" else max(n_tokens, 1)
+        total += n_tags * n_tags * r
+    return total < 2**62
+
+
 def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
           initial: np.ndarray | Sequence[int], lengths: Sequence[int] | np.ndarray | None = None, *,
           templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = 2, max_rules: int | None = None,
@@ -184,17 +195,31 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
 
 def apply(rules: Sequence[Rule], tokens: np.ndarray | Sequence[int], tags: np.ndarray | Sequence[int],
           lengths: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-    """Run `rules` in order over `tags` (a new array is returned), each applied simultaneously."""
+    """Run `rules` in order over `tags` (a new array is returned), each applied simultaneously.
+
+    A rule with a one-offset token condition `tok[o] = x` is only checked where x occurs (shifted by o): the
+    positions of each token are indexed once, so a rule costs the occurrences of its token, not the text."""
     toks = np.asarray(tokens, dtype=np.int64)
     n = toks.shape[0]
     out = _as_tags(tags, n, "tags").copy()
     lo, hi = _bounds(n, lengths)
+    by_token = np.argsort(toks, kind="stable")
+    sorted_toks = toks[by_token]
     arrays: dict[Template, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     for r in rules:
         if r.template not in arrays:
             arrays[r.template] = _condition_arrays([r.template])
         ncond, feat, noff, off = arrays[r.template]
-        pos = _kernels.rule_positions(out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0], off[0],
-                                      np.asarray(r.args, dtype=np.int64))
+        args = np.asarray(r.args, dtype=np.int64)
+        anchor = next(((c.offsets[0], v) for c, v in zip(r.template.conditions, r.args, strict=True)
+                       if c.feature == "tok" and len(c.offsets) == 1), None)
+        if anchor is None:
+            pos = _kernels.rule_positions(out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0], off[0], args)
+        else:
+            o, v = anchor
+            at = by_token[np.searchsorted(sorted_toks, v, "left"):np.searchsorted(sorted_toks, v, "right")] - o
+            cand = at[(at >= 0) & (at < n)]
+            pos = _kernels.rule_positions_among(cand, out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0],
+                                                off[0], args)
         out[pos] = r.to_tag
     return out

@@ -42,6 +42,31 @@ prev_tok_prev_tag  tok[-1] tag[-1]
 next_tok_next_tag  tok[+1] tag[+1]
 """
 
+# Word breaking: character n-gram contexts around the boundary before tok[0], 3 to 8 characters wide with
+# 2 to 4 on each side (tok[-1] is the character before the boundary), then two of them with the neighbouring
+# boundary tags (is the previous / next character a word start?).
+CHARS4_TEMPLATE_TEXT = """
+chars_2_1          tok[-2] tok[-1] tok[0]
+chars_1_2          tok[-1] tok[0] tok[+1]
+chars_2_2          tok[-2] tok[-1] tok[0] tok[+1]
+chars_3_1          tok[-3] tok[-2] tok[-1] tok[0]
+chars_1_3          tok[-1] tok[0] tok[+1] tok[+2]
+"""
+CHARS8_TEMPLATE_TEXT = """
+chars_3_2          tok[-3] tok[-2] tok[-1] tok[0] tok[+1]
+chars_2_3          tok[-2] tok[-1] tok[0] tok[+1] tok[+2]
+chars_3_3          tok[-3] tok[-2] tok[-1] tok[0] tok[+1] tok[+2]
+chars_4_3          tok[-4] tok[-3] tok[-2] tok[-1] tok[0] tok[+1] tok[+2]
+chars_3_4          tok[-3] tok[-2] tok[-1] tok[0] tok[+1] tok[+2] tok[+3]
+chars_4_4          tok[-4] tok[-3] tok[-2] tok[-1] tok[0] tok[+1] tok[+2] tok[+3]
+"""
+CHARS_TAGS_TEMPLATE_TEXT = """
+chars_1_1_prev_tag tok[-1] tok[0] tag[-1]
+chars_1_1_next_tag tok[-1] tok[0] tag[+1]
+chars_2_1_prev_tag tok[-2] tok[-1] tok[0] tag[-1]
+chars_1_2_next_tag tok[-1] tok[0] tok[+1] tag[+1]
+"""
+
 _COND = re.compile(r"^(tag|tok)\[([+-]?\d+)(?:\.\.([+-]?\d+))?\]$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -124,6 +149,22 @@ def parse_templates(text: str) -> tuple[Template, ...]:
 
 
 DEFAULT_TEMPLATES: tuple[Template, ...] = parse_templates(DEFAULT_TEMPLATE_TEXT)
+TEMPLATE_SETS: dict[str, tuple[Template, ...]] = {
+    "brill": DEFAULT_TEMPLATES,
+    "chars4": parse_templates(DEFAULT_TEMPLATE_TEXT + CHARS4_TEMPLATE_TEXT),
+    "chars4_tags": parse_templates(DEFAULT_TEMPLATE_TEXT + CHARS4_TEMPLATE_TEXT + CHARS_TAGS_TEMPLATE_TEXT),
+    "chars8": parse_templates(DEFAULT_TEMPLATE_TEXT + CHARS4_TEMPLATE_TEXT + CHARS8_TEMPLATE_TEXT),
+    "chars8_tags": parse_templates(DEFAULT_TEMPLATE_TEXT + CHARS4_TEMPLATE_TEXT + CHARS8_TEMPLATE_TEXT
+                                   + CHARS_TAGS_TEMPLATE_TEXT),
+}
+"""Built-in template sets, each extending Brill's 23 (`brill`); `bench/tune_whitespace_tbl.py` chooses among them."""
+
+
+def template_set(name: str) -> tuple[Template, ...]:
+    """The built-in template set called `name` (a key of TEMPLATE_SETS)."""
+    if name not in TEMPLATE_SETS:
+        raise InputError(f"unknown template set {name!r}", hint="known: " + ", ".join(TEMPLATE_SETS))
+    return TEMPLATE_SETS[name]
 
 
 def select_templates(names: Iterable[str], available: tuple[Template, ...] = DEFAULT_TEMPLATES

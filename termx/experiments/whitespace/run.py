@@ -30,7 +30,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage.store import drop_corpus, require_new_corpus
-from termx.tbl.learner import Model
+from termx.tbl.learner import Model, rule_keys_fit
 from termx.tbl.segmentation import correct_segmentation
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
 from termx.wordbreak.merged import corpus_index
@@ -74,6 +74,10 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
     if tbl is not None and not train_nos:
         raise InputError("`tbl` needs documents that are not evaluated to train on",
                          f"set `eval_docs` below {len(spaced)}", ("tbl", "eval_docs"))
+    if tbl is not None and not rule_keys_fit(tbl.templates, 2, len(set().union(*(spaced[k].text for k in train_nos)))):
+        raise InputError("the TBL templates have too many rules for the training text's distinct characters",
+                         "choose a set with shorter character contexts, e.g. `tbl.templates=brill` or chars4",
+                         ("tbl.templates",))
     summary = index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=replace,
                               progress=progress, timings=timings, shard_size=shard_size,
                               params={"whitespace": {"condition": condition.value, "lines_per_doc": lines_per_doc}})
@@ -95,7 +99,9 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
                 model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl)
             models[scorer.value] = model, timings[f"tbl train {scorer.value}"]
             with timings.stage(f"tbl apply {scorer.value}", progress):
-                corrected = [split_lines(correct_segmentation(model, join_lines(lines))) for lines in predicted]
+                fixed = iter(split_lines(correct_segmentation(model, [line for lines in predicted
+                                                                      for line in join_lines(lines)])))
+                corrected = [[next(fixed) for _ in lines] for lines in predicted]  # one pass per rule, all lines
             results.append(score_result(f"{scorer.value}+tbl", "tbl", evaluated, corrected,
                                         {"params": segmenter.params, "rules": len(model.rules)}))
         if results_dir is not None:

@@ -17,7 +17,7 @@ from termx.experiments.whitespace.report import ScorerResult, TblResult
 from termx.experiments.whitespace.segment import segment_documents
 from termx.tbl.learner import Model
 from termx.tbl.segmentation import train_segmentation_corrector
-from termx.tbl.templates import DEFAULT_TEMPLATES, Template
+from termx.tbl.templates import TEMPLATE_SETS, Template
 from termx.wordbreak import Segmenter
 
 TBL_TESTS = ("sign", "wilcoxon")
@@ -28,12 +28,13 @@ TBL_SEED = 0
 
 @dataclass(frozen=True)
 class TblSettings:
-    """The TBL step: the character budget of each scorer's training sample and the learner's knobs."""
+    """The TBL step: the character budget of each scorer's training sample and the learner's knobs. The defaults
+    are what `bench/tune_whitespace_tbl.py --seed 0` chooses on development documents (never scored ones)."""
 
-    train_chars: int = 300_000
+    train_chars: int = 1_000_000
     min_score: int = 2
     max_rules: int | None = None
-    templates: tuple[Template, ...] = DEFAULT_TEMPLATES
+    templates: tuple[Template, ...] = TEMPLATE_SETS["chars8_tags"]
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as stored with the run (templates by name)."""
