@@ -22,7 +22,9 @@ boundary F1 (word F1 for pku/ja, the bakeoff's measure) on devtest over both sea
 grid point, so passes = 0 wins a tie.
 
 Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
-pku and ja defaults come from `--data pku --seed 0 --theta0 0` and `--data ja --seed 0 --theta0 0`)
+ja defaults come from `--data ja --seed 0 --theta0 0`, the pku ones from `--data pku --seed 0 --theta0 0 --fix
+kappa_digit=5 --fix runs=1 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix pass_theta=-16`: the bigram
+pass searched with the other values the full grid had chosen before)
 """
 
 from __future__ import annotations

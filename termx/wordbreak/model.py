@@ -88,12 +88,13 @@ DEFAULTS: dict[str, BranchingParams] = {
     # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
     # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
     "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
-    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0`
-    # printed (devtest word F1 .7470 on 49 PKU pseudo-documents with κ_d 5, runs and one re-estimation pass;
-    # .7413 with the class rule of before; κ_hk not searched: PKU has no Kana).
+    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0 --fix
+    # kappa_digit=5 --fix runs=1 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix pass_theta=-16` printed
+    # (devtest word F1 .7493 on 49 PKU pseudo-documents with the bigram pass, d 0.8; .7470 without it, the values
+    # the full grid chose before and fixed here; κ_hk not searched: PKU has no Kana).
     "unspaced": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=5.0, kappa_han_kana=10.0, kappa_run=0.0,
-                                runs=1, autonomy=0.0, weight=8.0, theta=-12.0, passes=1, pass_weight=1.0,
-                                pass_theta=-16.0, pass_mix=1.0),
+                                runs=1, autonomy=0.0, weight=12.0, theta=-16.0, passes=1, pass_weight=1.0,
+                                pass_theta=-16.0, pass_mix=1.0, pass_bigram=0.8),
     # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0 --theta0 0` printed
     # (devtest word F1 .6061 on 13 UD GSD pseudo-documents with per-class evidence, runs and one pass; .5498 with
     # the class rule of before, two passes; ν searched, 0 won).
