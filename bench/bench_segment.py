@@ -47,9 +47,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
 TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0 --theta0 0` printed (devtest, never test; pku
-    # with `--fix kappa_digit=5 --fix runs=1 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix pass_theta=-16`)
+    # with `--fix kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1`)
     "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
-            "autonomy": 0.0, "weight": 12.0, "theta": -16.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
+            "autonomy": 0.0, "weight": 12.0, "theta": -20.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
             "pass_theta": -16.0, "pass_mix": 1.0},
     "ja": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 10.0, "kappa_han_kana": 5.0, "kappa_run": 10.0, "runs": 1,
            "autonomy": 0.0, "weight": 8.0, "theta": -16.0, "passes": 1, "pass_weight": 4.0, "pass_theta": -16.0,

@@ -23,8 +23,8 @@ grid point, so passes = 0 wins a tie.
 
 Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
 ja defaults come from `--data ja --seed 0 --theta0 0`, the pku ones from `--data pku --seed 0 --theta0 0 --fix
-kappa_digit=5 --fix runs=1 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix pass_theta=-16`: the bigram
-pass searched with the other values the full grid had chosen before)
+kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1`: the bigram pass searched with the
+other passes' values and the final λ, θ, the self-training values and ν fixed where the full grid chose them before)
 """
 
 from __future__ import annotations
@@ -71,9 +71,10 @@ PASS_GRIDS: dict[str, dict[str, list[float]]] = {
                 "pass_bigram": [0.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
             "pass_mix": [1.0], "pass_bigram": [0.0, 0.5, 0.8, 0.95], "autonomy": [0.0, 0.25],
-            "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
+            "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
+            "theta": [-24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
 }
-PASS_GRIDS["ja"] = {**PASS_GRIDS["pku"], "pass_bigram": [0.0]}
+PASS_GRIDS["ja"] = {**PASS_GRIDS["pku"], "pass_bigram": [0.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]}
 PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix", "pass_bigram")
 PER_DOC = 10
 REUTERS_TEST = 1634
