@@ -22,7 +22,9 @@ boundary F1 (word F1 for pku/ja, the bakeoff's measure) on devtest over both sea
 grid point, so passes = 0 wins a tie.
 
 Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
-pku and ja defaults come from `--data pku --seed 0 --theta0 0` and `--data ja --seed 0 --theta0 0`)
+ja defaults come from `--data ja --seed 0 --theta0 0`, the pku ones from `--data pku --seed 0 --theta0 0 --fix
+kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1`: the bigram pass searched with the
+other passes' values and the final λ, θ, the self-training values and ν fixed where the full grid chose them before)
 """
 
 from __future__ import annotations
@@ -66,13 +68,14 @@ TRAIN_KEYS = ("theta0", "kappa", "kappa_digit", "kappa_han_kana", "kappa_run", "
 search. A grid without a key leaves it at the `spaced` default."""
 PASS_GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
-                "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
+                "pass_bigram": [0.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
-            "pass_mix": [1.0], "autonomy": [0.0, 0.25], "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
-            "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
+            "pass_mix": [1.0], "pass_bigram": [0.0, 0.5, 0.8, 0.95], "autonomy": [0.0, 0.25],
+            "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
+            "theta": [-24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
 }
-PASS_GRIDS["ja"] = PASS_GRIDS["pku"]
-PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix")
+PASS_GRIDS["ja"] = {**PASS_GRIDS["pku"], "pass_bigram": [0.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]}
+PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix", "pass_bigram")
 PER_DOC = 10
 REUTERS_TEST = 1634
 
@@ -117,18 +120,20 @@ def search_passes(seg: Segmenter, grid: dict[str, list[float]], dev_docs: Sequen
     rows = []
     memo: dict[tuple[int, int], ChunkInputs] = {}
     outer = [grid[k] for k in (*PASS_KEYS, "autonomy")]
-    for passes, pass_weight, pass_theta, pass_mix, nu in itertools.product(*outer):
+    for passes, pass_weight, pass_theta, pass_mix, pass_bigram, nu in itertools.product(*outer):
         t0 = time.perf_counter()
         for weight, theta in itertools.product(grid["weight"], grid["theta"]):
-            model.set_final(weight, theta, nu, int(passes), pass_weight, pass_theta, pass_mix)
+            model.set_final(weight, theta, nu, int(passes), pass_weight, pass_theta, pass_mix, pass_bigram)
             scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev, memo))
             rows.append({**{k: getattr(model.params, k) for k in train_keys}, "autonomy": nu,
                          "weight": weight, "theta": theta, "passes": int(passes), "pass_weight": pass_weight,
-                         "pass_theta": pass_theta, "pass_mix": pass_mix, "boundary_f1": scores["boundary"].f1,
+                         "pass_theta": pass_theta, "pass_mix": pass_mix, "pass_bigram": pass_bigram,
+                         "boundary_f1": scores["boundary"].f1,
                          "word_f1": scores["word"].f1})
         here = max(r[f"{measure}_f1"] for r in rows[-len(grid["weight"]) * len(grid["theta"]):])
         print(f"passes={passes:g} pass_weight={pass_weight:g} pass_theta={pass_theta:g} pass_mix={pass_mix:g} "
-              f"autonomy={nu:g}: best devtest {measure} F1 {here:.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
+              f"pass_bigram={pass_bigram:g} autonomy={nu:g}: best devtest {measure} F1 {here:.4f} "
+              f"({time.perf_counter() - t0:.1f} s)", flush=True)
     return rows
 
 
@@ -140,6 +145,8 @@ def main() -> None:
     parser.add_argument("--dev-fraction", type=float, default=0.25, help="pku/ja: devtest share of pseudo-docs")
     parser.add_argument("--theta0", type=float, action="append",
                         help="search only these theta0 values (a smaller grid, e.g. for Reuters under load)")
+    parser.add_argument("--fix", action="append", default=[], metavar="KEY=VALUE",
+                        help="search only this value of a key of either grid (a smaller grid under load)")
     parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
     from termx.storage.db import get_engine
@@ -155,8 +162,11 @@ def main() -> None:
         index = load_index(engine, corpus)
         dev_docs = [spaced[k] for k in dev]
         measure = "boundary" if args.data == "reuters" else "word"
+        fixed = {k: [float(v)] for k, v in (f.split("=", 1) for f in args.fix)}
         grid = {**GRIDS[args.data], **({"theta0": args.theta0} if args.theta0 else {})}
-        print(f"grid: {json.dumps(grid)}", flush=True)
+        grid = {k: fixed.get(k, v) for k, v in grid.items()}
+        pass_grid = {k: fixed.get(k, v) for k, v in PASS_GRIDS[args.data].items()}
+        print(f"grid: {json.dumps(grid)}\npass grid: {json.dumps(pass_grid)}", flush=True)
         rows: list[dict[str, Any]] = []
         kept: tuple[float, Segmenter] | None = None  # the best model so far, for the passes' search
         train_keys = [k for k in TRAIN_KEYS if k in grid]
@@ -164,7 +174,8 @@ def main() -> None:
             trained = dict(zip(train_keys, values, strict=True))
             t0 = time.perf_counter()
             nus = grid.get("autonomy", [0.0])
-            seg = Segmenter(index, Scorer.branching, options={**trained, "passes": 0, "autonomy": max(nus, key=abs)})
+            seg = Segmenter(index, Scorer.branching, options={**trained, "passes": 0, "pass_bigram": 0,
+                                                                        "autonomy": max(nus, key=abs)})
             train_s = time.perf_counter() - t0
             assert seg.model is not None
             here = []
@@ -173,6 +184,7 @@ def main() -> None:
                 seg.model.set_final(weight, theta, nu, passes=0)  # (assigning model.params would change nothing)
                 scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev, memo))
                 here.append({**trained, "autonomy": nu, "weight": weight, "theta": theta, "passes": 0,
+                             "pass_bigram": 0.0,
                              "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
                              "train_s": round(train_s, 1)})
             rows += here
@@ -183,11 +195,12 @@ def main() -> None:
                 kept = (best_here, seg)
         assert kept is not None
         no_passes = max(rows, key=lambda r: r[f"{measure}_f1"])  # max keeps the first of equal scores
-        rows += search_passes(kept[1], PASS_GRIDS[args.data], dev_docs, dev, measure, train_keys)
+        rows += search_passes(kept[1], pass_grid, dev_docs, dev, measure, train_keys)
         best = max(rows, key=lambda r: r[f"{measure}_f1"])
-        keys = (*train_keys, "autonomy", "weight", "theta", "passes")
-        chosen = {k: best[k] for k in (*keys, *(PASS_KEYS[1:] if best["passes"] else ()))}
-        plain = max((r for r in rows if r["autonomy"] == 0 and not r["passes"]), key=lambda r: r[f"{measure}_f1"],
+        keys = (*train_keys, "autonomy", "weight", "theta", "passes", "pass_bigram")
+        chosen = {k: best[k] for k in (*keys, *(PASS_KEYS[1:4] if best["passes"] else ()))}
+        plain = max((r for r in rows if r["autonomy"] == 0 and not r["passes"] and not r["pass_bigram"]),
+                    key=lambda r: r[f"{measure}_f1"],
                     default=None)
         print(json.dumps({"data": args.data, "seed": args.seed, "devtest_documents": len(dev),
                           "test_documents_never_scored_here": len(test), "measure": f"{measure}_f1",

@@ -5,6 +5,7 @@ the segmentation toward the words the corpus was made of."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -18,6 +19,8 @@ from termx.index.units import Unit
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak import Scorer, Segmenter, char_lengths, corpus_candidates, viterbi
 from termx.wordbreak.entropy import corpus_classes
+from termx.wordbreak.model import DEFAULTS, bigram_counts
+from termx.wordbreak.viterbi import WordScores, forward_bigram
 from tests.test_segment import memory_index
 
 WORDS = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran"]
@@ -152,3 +155,116 @@ def test_bad_pass_parameters_are_refused() -> None:
         Segmenter(index, Scorer.branching, options={"passes": -1})
     with pytest.raises(InputError, match="pass_mix"):
         Segmenter(index, Scorer.branching, options={"pass_mix": 1.5})
+    with pytest.raises(InputError, match="pass_bigram"):
+        Segmenter(index, Scorer.branching, options={"pass_bigram": -0.5})
+
+
+# --- the bigram pass ----------------------------------------------------------------------------------------
+
+
+def _bigram_total(cuts: list[int], n: int, uni: np.ndarray, tid: np.ndarray, start: np.ndarray, weight: float,
+                  pairs: tuple[np.ndarray, ...], discount: float, size: int) -> float:
+    """The score of one segmentation by the definition (model docstring, step 5), −inf if a word is forbidden."""
+    keys, pair_counts, context, types = pairs
+    total, before = 0.0, -1
+    for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+        u = uni[a, b - a - 1] if b - a <= uni.shape[1] else -np.inf
+        if u == -np.inf:
+            return -np.inf
+        w = int(tid[a, b - a - 1])
+        if before < 0 or context[before] == 0:
+            log_p = u
+        else:
+            hit = np.flatnonzero(keys == before * size + w)
+            c = pair_counts[hit[0]] if len(hit) else 0.0
+            log_p = np.log((max(c - discount, 0.0) + discount * types[before] * np.exp(u)) / context[before])
+        total += weight * log_p + (start[a] if a > 0 else 0.0)
+        before = w
+    return float(total)
+
+
+def test_bigram_counts_of_a_word_sequence() -> None:
+    pairs = bigram_counts(np.array([-1, 0, 1, 0, 1, 2, -1, 1, 2]), 3)
+    assert pairs[0].tolist() == sorted(pairs[0].tolist())
+    assert dict(zip(pairs[0].tolist(), pairs[1].tolist(), strict=True)) == {1: 2.0, 3: 1.0, 5: 2.0}
+    assert pairs[2].tolist() == [2.0, 3.0, 0.0] and pairs[3].tolist() == [1.0, 2.0, 0.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 3), st.integers(0, 2**32 - 1), st.sampled_from([0.3, 0.8, 1.0]))
+def test_bigram_viterbi_finds_the_best_segmentation(n: int, max_len: int, seed: int, discount: float) -> None:
+    """forward_bigram's segmentation scores as well as the best of every segmentation, enumerated."""
+    rng = np.random.default_rng(seed)
+    size = 5
+    uni = np.log(rng.uniform(0.01, 1, (n, max_len)))
+    uni[rng.uniform(size=(n, max_len)) < 0.3] = -np.inf
+    uni[:, 0] = np.log(rng.uniform(0.01, 1, n))  # every single character allowed
+    tid = rng.integers(0, size, (n, max_len))
+    start = rng.normal(0, 2, n)
+    sequence = rng.integers(-1, size, 15)
+    pairs = bigram_counts(sequence, size)
+    got = forward_bigram(uni, tid, start, 1.7, *pairs, discount, size).tolist()
+    best = max(_bigram_total([k + 1 for k in range(n - 1) if mask[k]], n, uni, tid, start, 1.7, pairs, discount,
+                             size) for mask in itertools.product([0, 1], repeat=n - 1))
+    assert _bigram_total(got, n, uni, tid, start, 1.7, pairs, discount, size) == pytest.approx(best, abs=1e-9)
+
+
+def test_the_bigram_pass_is_off_by_default_except_for_chinese() -> None:
+    """pass_bigram = 0 runs no bigram pass, so the `spaced` and `kana` models are the ones of before (their pass
+    counts are checked against the search by test_each_pass_counts_the_segmentation_it_claims)."""
+    assert DEFAULTS["spaced"].pass_bigram == 0 and DEFAULTS["kana"].pass_bigram == 0
+    rng = np.random.default_rng(5)
+    index = memory_index(["".join(rng.choice(WORDS, 40)) for _ in range(6)])
+    options = {"passes": 1, "pass_weight": 1.0, "pass_theta": -16.0, "weight": 4.0, "theta": 0.0}
+    plain = Segmenter(index, Scorer.branching, options=options)
+    assert plain.model is not None and plain.model.params.pass_bigram == 0
+    bigram = Segmenter(index, Scorer.branching, options={**options, "pass_bigram": 0.8})
+    assert bigram.model is not None
+    assert not np.array_equal(plain.model.counts, bigram.model.counts)  # the option does something
+
+
+def test_the_bigram_pass_counts_the_segmentation_it_claims() -> None:
+    """Its counts are the words of forward_bigram's segmentation of every document with the final λ, θ, the
+    unigram values the passes before it left and the word pairs of the last pass's segmentation."""
+    rng = np.random.default_rng(7)
+    index = memory_index(["".join(rng.choice(WORDS, 30)) for _ in range(5)])
+    options = {"passes": 1, "pass_weight": 1.0, "pass_theta": -16.0, "weight": 4.0, "theta": -1.0}
+    one = Segmenter(index, Scorer.branching, options=options)
+    m = one.model
+    assert m is not None
+    size = len(m.counts) + 1
+    # the pass's segmentation: the self-trained model's search with λ_p, θ_p; its words' ids in order
+    by = Segmenter(index, Scorer.branching, options={**options, "passes": 0, "weight": 1.0, "theta": -16.0})
+    sequence: list[int] = []
+    tables = []
+    for (start, stop), cuts in zip(_doc_spans(index), by.corpus_spans(_doc_spans(index)), strict=True):
+        n = stop - start
+        fcand = corpus_candidates(index, one.tree, start, stop, m.width)
+        tid = np.full((n, one.max_len), size - 1, dtype=np.int64)
+        for p in range(n):
+            for length in range(1, min(one.max_len, n - p) + 1):
+                c = int(fcand[p, length - 1])
+                if c >= 0:
+                    tid[p, length - 1] = m.type_offset[c] + length - index.cls_lbl[c] - 1
+        sequence += [-1, *(int(tid[a, b - a - 1]) for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), n],
+                                                                   strict=True))]
+        rcand = corpus_candidates(m.branching.reverse, m.branching.reverse_tree, start, stop, m.width)
+        ev = m.evidence(fcand, rcand, corpus_classes(index, start, stop))
+        char_len = char_lengths(np.asarray(index.tokens[start:stop], dtype=np.int64), index.unit)
+        uni = WordScores(m.log_p, m.log_p_unknown, 1.0, 0.0, index.cls_lbl, m.type_offset, 1).table(
+            fcand, np.zeros(n + 1), char_len, one.max_len)
+        tables.append((uni, tid, ev[:n] + 1.0))  # start[p] = evidence(p) − θ
+    pairs = bigram_counts(np.array(sequence, dtype=np.int64), size)
+    want = np.zeros(len(m.counts))
+    words = 0
+    for uni, tid, start_score in tables:
+        n = len(uni)
+        cuts = forward_bigram(uni, tid, start_score, 4.0, *pairs, 0.8, size).tolist()
+        for a, b in zip([0, *cuts], [*cuts, n], strict=True):
+            if tid[a, b - a - 1] < size - 1:
+                want[tid[a, b - a - 1]] += 1
+            words += 1
+    bigram = Segmenter(index, Scorer.branching, options={**options, "pass_bigram": 0.8})
+    assert bigram.model is not None and bigram.model.reestimated is not None
+    assert np.array_equal(bigram.model.counts, want) and bigram.model.reestimated[1] == words
+    assert not np.array_equal(want, m.counts)

@@ -24,6 +24,19 @@ in (3)); its words are counted (c', W' words in all) and interpolated with the s
 
 so P(w) = (1 − α) · c(w)/W + α · c'(w)/W' + ε/W'. The final segmentation (3) then reads these counts. The word
 values stay a finite table of (class, length) values, so the stored model needs nothing new either.
+
+(5) With d = pass_bigram > 0 one more pass follows (4): it segments every document with the final λ and θ of (3)
+and words in context, the word w after the word v scoring λ · log P(w | v) in place of λ · log P(w), where
+
+    P(w | v) = (max(c(v, w) − d, 0) + d · t(v) · P(w)) / c(v)
+
+(absolute discounting with Kneser–Ney's back-off weight), c(v, w) counted over the word pairs of the segmentation
+the counts of (4) came from (the last pass's; self-training's when passes = 0; the characters that are no word
+share one id), c(v) the pairs with v on the left, t(v) their distinct right words, P(w) the unigram value of (4);
+P(w | v) = P(w) when v was never on the left, and the first word of a document has no context. Its words, counted
+as in (4) with α = 1, are what the final segmentation (3) reads: still unigram counts, so the final search and the
+stored model are unchanged in form. (As the context of every pass, or in the final search itself, the bigram model
+lost to the unigram model on the PKU devtest: docs/segment.md.)
 """
 
 from __future__ import annotations
@@ -39,7 +52,7 @@ from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import Branching, _evidence, branching, class_bonus, corpus_classes, run_lengths
 from termx.wordbreak.nvbe import autonomy_table
-from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets
+from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets, forward_bigram
 
 CHUNK_TOKENS = 1 << 20
 
@@ -63,6 +76,7 @@ class BranchingParams:
     pass_weight: float = 1.0  # λ_p, weight of the word model in a pass's segmentation
     pass_theta: float = -16.0  # θ_p, evidence threshold of a pass's segmentation
     pass_mix: float = 1.0     # α, weight of a pass's counts against the self-training counts
+    pass_bigram: float = 0.0  # d, discount of the word-bigram model of one more pass (step 5); 0: no such pass
 
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
@@ -74,12 +88,13 @@ DEFAULTS: dict[str, BranchingParams] = {
     # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
     # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
     "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
-    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0`
-    # printed (devtest word F1 .7470 on 49 PKU pseudo-documents with κ_d 5, runs and one re-estimation pass;
-    # .7413 with the class rule of before; κ_hk not searched: PKU has no Kana).
+    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0 --fix
+    # kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1` printed (devtest word F1 .7495
+    # on 49 PKU pseudo-documents with the bigram pass, d 0.8; .7470 without it, with the values the full grid chose
+    # before and fixed here; κ_hk not searched: PKU has no Kana).
     "unspaced": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=5.0, kappa_han_kana=10.0, kappa_run=0.0,
-                                runs=1, autonomy=0.0, weight=8.0, theta=-12.0, passes=1, pass_weight=1.0,
-                                pass_theta=-16.0, pass_mix=1.0),
+                                runs=1, autonomy=0.0, weight=12.0, theta=-20.0, passes=1, pass_weight=1.0,
+                                pass_theta=-16.0, pass_mix=1.0, pass_bigram=0.8),
     # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0 --theta0 0` printed
     # (devtest word F1 .6061 on 13 UD GSD pseudo-documents with per-class evidence, runs and one pass; .5498 with
     # the class rule of before, two passes; ν searched, 0 won).
@@ -127,7 +142,7 @@ class BranchingModel:
 
     def set_final(self, weight: float, theta: float, autonomy: float | None = None, passes: int | None = None,
                   pass_weight: float | None = None, pass_theta: float | None = None, pass_mix: float | None = None,
-                  progress: Progress | None = None) -> None:
+                  pass_bigram: float | None = None, progress: Progress | None = None) -> None:
         """Set λ, θ (ν, if the model was built with ν ≠ 0) and the re-estimation passes without repeating
         self-training (they play no part in it): the stored parameters and the word scores the search reads. The
         passes run again (from the self-training counts) only when their settings or ν change."""
@@ -139,21 +154,30 @@ class BranchingModel:
                               passes=before.passes if passes is None else passes,
                               pass_weight=before.pass_weight if pass_weight is None else pass_weight,
                               pass_theta=before.pass_theta if pass_theta is None else pass_theta,
-                              pass_mix=before.pass_mix if pass_mix is None else pass_mix)
+                              pass_mix=before.pass_mix if pass_mix is None else pass_mix,
+                              pass_bigram=before.pass_bigram if pass_bigram is None else pass_bigram)
         if self.reestimated is None or _pass_settings(before) != _pass_settings(self.params):
             self.reestimated = self._reestimate(progress or Silent())
         self._set_values(*self.reestimated)
 
     def _reestimate(self, progress: Progress) -> tuple[np.ndarray, int]:
-        """Word counts after the re-estimation passes (module docstring, step 4)."""
+        """Word counts after the re-estimation passes and the bigram pass (module docstring, steps 4 and 5)."""
         p = self.params
         counts, words = self.trained
+        sequence = self.trained_sequence
+        size = int(self.index.doc_len.astype(np.int64).sum())
         for k in range(p.passes):
-            progress.start(f"re-estimation pass {k + 1}", int(self.index.doc_len.astype(np.int64).sum()))
+            progress.start(f"re-estimation pass {k + 1}", size)
             log_p, unknown = self._word_values(counts, words)
-            found, total = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress)
+            found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress)
             counts = (1 - p.pass_mix) * self.trained[0] * (total / max(self.trained[1], 1)) + p.pass_mix * found
             words = total
+            progress.finish()
+        if p.pass_bigram > 0:
+            progress.start("bigram pass", size)
+            log_p, unknown = self._word_values(counts, words)
+            counts, words, _ = self._count_words(log_p, unknown, p.weight, p.theta, progress, p.pass_bigram,
+                                                 sequence)
             progress.finish()
         return counts, words
 
@@ -184,16 +208,25 @@ class BranchingModel:
         """Segment every document by evidence alone and count its words per (class, length): the whole score with
         λ = 0 and every candidate a word (value 0), θ = θ₀."""
         progress.start("self-training", int(self.index.doc_len.astype(np.int64).sum()))
-        trained = self._count_words(np.zeros(int(self.type_count.sum())), 0.0, 0.0, self.params.theta0, progress)
+        counts, words, self.trained_sequence = self._count_words(np.zeros(int(self.type_count.sum())), 0.0, 0.0,
+                                                                 self.params.theta0, progress)
         progress.finish()
-        return trained
+        return counts, words
 
-    def _count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float,
-                     progress: Progress) -> tuple[np.ndarray, int]:
-        """Segment every document with word values `values` (per (class, length)), count the words of the
-        segmentation per (class, length) and in all."""
+    def _count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float, progress: Progress,
+                     discount: float = 0.0, previous: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, int, np.ndarray]:
+        """Segment every document with word values `values` (per (class, length)) — in the context of the word
+        pairs of the `previous` segmentation's word ids when discount > 0 (step 5) — count the words of the
+        segmentation per (class, length) and in all, and return its word ids in order (−1 before each document, as
+        `_count_chunk` writes them)."""
         index, rev = self.index, self.branching.reverse
-        counts = np.zeros(int(self.type_count.sum()), dtype=np.float64)
+        size = int(self.type_count.sum())
+        counts = np.zeros(size, dtype=np.float64)
+        on = discount > 0 and previous is not None
+        keys, pair_counts, context, types = bigram_counts(previous, size + 1) if on and previous is not None else (
+            np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
+        sequences = []
         words = 0
         starts = index.doc_start.astype(np.int64)
         lengths = index.doc_len.astype(np.int64)
@@ -202,12 +235,16 @@ class BranchingModel:
             rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
             classes = corpus_classes(index, lo, hi)
             char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
-            words += _count_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
-                                  self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
-                                  self.branching.mean, self.bonus, bool(self.params.runs), values, unknown,
-                                  weight, theta, self.max_len, index.cls_lbl, self.type_offset, counts)
+            sequence = np.empty(int(lengths[d:e].sum()) + e - d, dtype=np.int64)
+            found = _count_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
+                                 self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
+                                 self.branching.mean, self.bonus, bool(self.params.runs), values, unknown,
+                                 weight, theta, self.max_len, index.cls_lbl, self.type_offset, counts,
+                                 discount if on else 0.0, keys, pair_counts, context, types, sequence)
+            words += found
+            sequences.append(sequence[:found + e - d])
             progress.advance(int(lengths[d:e].sum()))
-        return counts, words
+        return counts, words, np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64)
 
     def evidence(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray) -> np.ndarray:
         """Boundary evidence at every position of one text span."""
@@ -236,8 +273,20 @@ class BranchingModel:
 
 
 def _pass_settings(p: BranchingParams) -> tuple[float, ...]:
-    """What the re-estimated counts depend on besides self-training."""
-    return (p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy) if p.passes else (0,)
+    """What the re-estimated counts depend on besides self-training (with the bigram pass: the final λ, θ too)."""
+    passes = (p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy) if p.passes else (0,)
+    return (*passes, p.pass_bigram, p.weight, p.theta, p.autonomy) if p.pass_bigram else passes
+
+
+def bigram_counts(sequence: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The word pairs of a segmentation's word ids (ids below `size`, −1 where a document starts): the sorted pair ids
+    v · size + w, their counts, and per id v how often it is on the left and before how many distinct words."""
+    left, right = sequence[:-1], sequence[1:]
+    both = (left >= 0) & (right >= 0)
+    keys, pair_counts = np.unique(left[both] * size + right[both], return_counts=True)
+    context = np.bincount(left[both], minlength=size).astype(np.float64)
+    types = np.bincount(keys // size, minlength=size).astype(np.float64)
+    return keys, pair_counts.astype(np.float64), context, types
 
 
 def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
@@ -266,10 +315,15 @@ def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbra
 
 @nb.njit(cache=True)
 def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, bonus,  # type: ignore[no-untyped-def]
-                 runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts):
+                 runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts, discount, keys, pair_counts,
+                 context, types, sequence):
     """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
-    `WordScores`, step 1); counts the chosen words per (class, length) into `counts`, returns how many."""
+    `WordScores`, step 1; with the word pairs `keys`.. when discount > 0, step 5); counts the chosen words per
+    (class, length) into `counts`, returns how many. `sequence` gets the words' ids (offset[c] + L − lbl[c] − 1,
+    len(counts) for a word that is no class), −1 before each document."""
+    size = len(counts) + 1
     words = 0
+    at = 0
     for d in range(len(starts)):
         s = starts[d]
         n = lengths[d]
@@ -279,16 +333,34 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
         runs = np.zeros(n, dtype=np.int64)
         run_lengths(classes[s:s + n], runs_on, runs)
         scores = np.empty((n, max_len))
-        _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
-        back = np.zeros(n + 1, dtype=np.int64)
-        _forward(scores, back)
-        cuts = _cuts(back, n)
+        if discount > 0:
+            _word_scores(f, np.zeros(n + 1), values, unknown, 1.0, 0.0, lbl, offset, 1, char_len[s:s + n], runs,
+                         scores)
+            tid = np.full((n, max_len), size - 1, dtype=np.int64)
+            start = np.zeros(n)
+            for p in range(n):
+                start[p] = ev[p] - theta if p > 0 else 0.0
+                for length in range(1, max_len + 1):
+                    c = f[p, length - 1]
+                    if c >= 0:
+                        tid[p, length - 1] = offset[c] + length - lbl[c] - 1
+            cuts = forward_bigram(scores, tid, start, weight, keys, pair_counts, context, types, discount, size)
+        else:
+            _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
+            back = np.zeros(n + 1, dtype=np.int64)
+            _forward(scores, back)
+            cuts = _cuts(back, n)
+        sequence[at] = -1
+        at += 1
         prev = 0
         for k in range(len(cuts) + 1):
             end = cuts[k] if k < len(cuts) else n
             c = f[prev, end - prev - 1]
+            sequence[at] = size - 1
             if c >= 0:
                 counts[offset[c] + end - prev - lbl[c] - 1] += 1
+                sequence[at] = offset[c] + end - prev - lbl[c] - 1
+            at += 1
             words += 1
             prev = end
     return words

@@ -55,6 +55,8 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "s
         raise InputError("passes must be at least 0")
     if not 0 <= params.get("pass_mix", 0) <= 1:
         raise InputError("pass_mix must be between 0 and 1")
+    if not 0 <= params.get("pass_bigram", 0) <= 1:
+        raise InputError("pass_bigram must be between 0 and 1")
     return params
 
 

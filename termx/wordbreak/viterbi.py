@@ -164,3 +164,63 @@ def _segment_spans(fcand, ev, runs, ev_lo, lo, hi, values, unknown, weight, thet
         _word_scores(fcand[lo[k]:hi[k]], ev[ev_lo[k]:ev_lo[k] + n + 1], values, unknown, weight, theta, lbl, offset,
                      step, char_len[lo[k]:hi[k]], runs[ev_lo[k]:ev_lo[k] + n], scores)
         at = append_best(scores, cuts, counts, k, at)
+
+
+@nb.njit(cache=True)
+def bigram_log_p(v, w, uni, keys, pair_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
+    """log P(w | v) of the word-bigram model with absolute discounting and back-off to the unigram value `uni`
+    (read as log P(w)): (max(c(v, w) − d, 0) + d · types(v) · P(w)) / c(v), where c(v) counts v as a left
+    context and types(v) its distinct successors; `uni` itself when v was never a left context. `keys` are the
+    sorted pair ids v · size + w, `pair_counts` their counts."""
+    cv = context[v]
+    if cv == 0:
+        return uni
+    key = v * size + w
+    at = np.searchsorted(keys, key)
+    c = pair_counts[at] if at < len(keys) and keys[at] == key else 0.0
+    return np.log((max(c - discount, 0.0) + discount * types[v] * np.exp(uni)) / cv)
+
+
+@nb.njit(cache=True)
+def forward_bigram(uni, tid, start, weight, keys, pair_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
+    """Viterbi over words in context: the word (p, L) after the word (p − L', L') scores weight · log P(w | v)
+    (`bigram_log_p`, w = tid[p, L-1], v = tid[p-L', L'-1]) + start[p]; the first word weight · uni[0, L-1].
+    uni[p, L-1] = -inf forbids a word. Returns the cut offsets of the best segmentation."""
+    n, max_len = uni.shape
+    best = np.full((n + 1, max_len), -np.inf)
+    back = np.zeros((n + 1, max_len), dtype=np.int64)
+    for q in range(1, n + 1):
+        for length in range(1, min(q, max_len) + 1):
+            p = q - length
+            u = uni[p, length - 1]
+            if u == -np.inf:
+                continue
+            if p == 0:
+                best[q, length - 1] = weight * u
+                continue
+            w = tid[p, length - 1]
+            for before in range(1, min(p, max_len) + 1):
+                b = best[p, before - 1]
+                if b == -np.inf:
+                    continue
+                v = b + weight * bigram_log_p(tid[p - before, before - 1], w, u, keys, pair_counts, context, types,
+                                              discount, size) + start[p]
+                if v > best[q, length - 1]:
+                    best[q, length - 1] = v
+                    back[q, length - 1] = before
+    last = 0
+    for length in range(1, min(n, max_len) + 1):
+        if best[n, length - 1] > -np.inf and (last == 0 or best[n, length - 1] >= best[n, last - 1]):
+            last = length
+    m = 0
+    q, length = n, last
+    while q - length > 0:
+        q, length = q - length, back[q, length - 1]
+        m += 1
+    out = np.empty(m, dtype=np.int64)
+    q, length = n, last
+    while q - length > 0:
+        q, length = q - length, back[q, length - 1]
+        m -= 1
+        out[m] = q
+    return out
