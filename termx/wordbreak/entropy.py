@@ -232,8 +232,8 @@ def class_bonus(kappa: float, kappa_digit: float, kappa_han_kana: float, kappa_r
 
 @nb.njit(cache=True)
 def effective_classes(classes):  # type: ignore[no-untyped-def]
-    """The classes of a span with each full stop (a run of POINT tokens, up to one character of 3 bytes or two
-    ASCII stops) between two digits made a digit ("3.5" is one number) and every other one punctuation."""
+    """The classes of a span with each run of at most three full-stop tokens between two digits made a digit ("3.5",
+    "３．５" — three tokens in a byte corpus — and "3..5" are one number) and every other full stop punctuation."""
     out = classes.copy()
     n = len(classes)
     p = 0
