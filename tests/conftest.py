@@ -13,12 +13,19 @@ from sqlalchemy.engine import Engine
 from termx.storage.db import get_engine, resolve_url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def termx_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A TERMX_HOME of this session: what termx writes (caches, the embedded server) never lands in ~/.termx."""
+    home = str(tmp_path_factory.mktemp("termx-home"))
+    os.environ["TERMX_HOME"] = home
+    return home
+
+
 @pytest.fixture(scope="session")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A fresh, empty database for this session; dropped at the end."""
+def database_url(termx_home: str) -> Iterator[str]:
+    """A fresh, empty database for this session (on the embedded server in `termx_home` when no
+    TERMX_TEST_DATABASE_URL is given); dropped at the end."""
     base = os.environ.get("TERMX_TEST_DATABASE_URL")
-    if not base:
-        os.environ["TERMX_HOME"] = str(tmp_path_factory.mktemp("termx-home"))
     server = resolve_url(base)
     name = f"termx_test_{uuid.uuid4().hex[:10]}"
     admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
