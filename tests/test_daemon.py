@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -122,16 +122,20 @@ def test_a_daemon_of_other_code_refuses_the_command(daemon_home: dict[str, str])
 
 def test_ctrl_c_reaches_the_command(daemon_home: dict[str, str]) -> None:
     env = daemon_home
-    client = subprocess.Popen([*TERMX, "segment", "daemon_docs", "-"], env=env, stdin=subprocess.PIPE,
+    client = subprocess.Popen([*TERMX, "segment", "daemon_docs", "-", "--quiet"], env=env, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert client.stdin is not None
+    assert client.stdin is not None and client.stdout is not None
     client.stdin.write("Hi_Ho\n")
     client.stdin.flush()
-    assert wait_for(lambda: _children(env), 60)
-    time.sleep(1.0)  # the command is waiting for more input
+    # The first line's answer means the command runs in the daemon's child (the client relays signals to it
+    # from the moment it knows the child) and is now waiting for more input.
+    ready, _, _ = select.select([client.stdout], [], [], 120)
+    assert ready and client.stdout.readline().strip(), "no answer to the first line"
+    assert _children(env)
     client.send_signal(signal.SIGINT)
-    _, err = client.communicate(timeout=60)
-    assert client.returncode == 130 and "interrupted" in err
+    client.wait(timeout=60)  # stdin stays open: the command can only end by the interrupt
+    out, err = client.communicate(timeout=60)
+    assert client.returncode == 130 and "interrupted" in err, (client.returncode, out, err)
 
 
 def _children(env: dict[str, str]) -> bool:

@@ -227,6 +227,7 @@ def _run(prog: str, argv: list[str]) -> int:
         else:
             sys.stderr.write(f"{exc.code}\n")
             code = 1
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command is over: a late Ctrl-C must not change its status
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
