@@ -19,7 +19,7 @@ from termx.index.units import Unit
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak import Scorer, Segmenter, char_lengths, corpus_candidates, viterbi
 from termx.wordbreak.entropy import corpus_classes
-from termx.wordbreak.model import DEFAULTS, bigram_counts
+from termx.wordbreak.model import DEFAULTS, add_pair_bonus, bigram_counts
 from termx.wordbreak.viterbi import WordScores, forward_bigram
 from tests.test_segment import memory_index
 
@@ -94,18 +94,40 @@ def _runs(text: str, unit: Unit) -> dict[int, int]:
 texts = st.lists(st.text(alphabet="ab1é東カ.", min_size=1, max_size=30), min_size=1, max_size=4)
 
 
+def _pair_cuts(seg: Segmenter, pair: float) -> list[np.ndarray]:
+    """The segmentation of every document by the search's own word scores plus `pair` for every word of exactly
+    two characters, by the definition (model docstring, step 4)."""
+    model, index = seg.model, seg.index
+    assert model is not None
+    out = []
+    for start, stop in _doc_spans(index):
+        fcand = corpus_candidates(index, seg.tree, start, stop, model.width)
+        rcand = corpus_candidates(model.branching.reverse, model.branching.reverse_tree, start, stop, model.width)
+        char_len = char_lengths(np.asarray(index.tokens[start:stop], dtype=np.int64), index.unit)
+        scores = model.scores(fcand, rcand, corpus_classes(index, start, stop), char_len)
+        text = index.decode(index.tokens[start:stop])
+        offsets = [len(text[:k].encode()) if index.unit is Unit.byte else k for k in range(len(text) + 1)]
+        for a, b in zip(offsets, offsets[2:], strict=False):
+            if b - a <= seg.max_len:
+                scores[a, b - a - 1] += pair
+        out.append(viterbi(scores))
+    return out
+
+
 @settings(max_examples=25, deadline=None)
 @given(texts, st.sampled_from([Unit.byte, Unit.char]), st.sampled_from([0.0, 1.5]), st.sampled_from([0.5, 1.0]),
-       st.sampled_from([0, 1]))
-@example(["1..1"], Unit.byte, 0.0, 0.5, 1)  # two ASCII stops between digits: one number (CI once drew it)
-@example(["1...1x"], Unit.char, 0.0, 0.5, 1)
-@example(["1．1"], Unit.byte, 0.0, 0.5, 1)
+       st.sampled_from([0, 1]), st.sampled_from([0.0, 2.5]))
+@example(["1..1"], Unit.byte, 0.0, 0.5, 1, 0.0)  # two ASCII stops between digits: one number (CI once drew it)
+@example(["1...1x"], Unit.char, 0.0, 0.5, 1, 0.0)
+@example(["1．1"], Unit.byte, 0.0, 0.5, 1, 0.0)
+@example(["東カ東ab東カ", "東カa"], Unit.byte, 0.0, 1.0, 0, 2.5)  # two-character words of six and four bytes
 def test_each_pass_counts_the_segmentation_it_claims(docs: list[str], unit: Unit, nu: float, mix: float,
-                                                     runs: int) -> None:
-    """Also with runs as candidates: self-training admits them as it admits single characters."""
+                                                     runs: int, pair: float) -> None:
+    """Also with runs as candidates (self-training admits them as it admits single characters) and with the
+    passes' bonus for two-character words."""
     index = memory_index(docs, unit)
     settings_ = {"window": 3, "theta0": 1.0, "autonomy": nu, "pass_weight": 0.7, "pass_theta": -2.0, "runs": runs,
-                 "kappa_run": 3.0}
+                 "kappa_run": 3.0, "pass_pair": pair}
     base = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 0})
     assert base.model is not None
     # self-training (and passes = 0: what the final segmentation reads) is the evidence-only segmentation
@@ -114,7 +136,7 @@ def test_each_pass_counts_the_segmentation_it_claims(docs: list[str], unit: Unit
     assert np.array_equal(base.model.counts, counts)
     # one pass: the segmentation by the self-trained model with the passes' λ and θ, counted and interpolated
     by = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 0, "weight": 0.7, "theta": -2.0})
-    found, total = _count(by, by.corpus_spans(_doc_spans(index)))
+    found, total = _count(by, _pair_cuts(by, pair))
     one = Segmenter(index, Scorer.branching, 6, {**settings_, "passes": 1, "pass_mix": mix})
     assert one.model is not None
     want = (1 - mix) * counts * total / words + mix * found
@@ -124,6 +146,25 @@ def test_each_pass_counts_the_segmentation_it_claims(docs: list[str], unit: Unit
         log_p = np.where(want > 0, np.log(want + 0.1) - np.log(total), -np.inf) + nu * one.model.autonomy
     assert np.allclose(one.model.log_p[want > 0], log_p[want > 0])
     assert one.model.log_p_unknown == pytest.approx(np.log(0.1 / total) + nu * one.model.autonomy_single)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "é", "東", "\U0001f600"]), min_size=1, max_size=8), st.integers(1, 6),
+       st.integers(0, 2**32 - 1))
+def test_the_pair_bonus_goes_to_two_character_words_only(chars: list[str], max_len: int, seed: int) -> None:
+    """add_pair_bonus against the definition, on byte tokens (characters of one to four bytes)."""
+    text = "".join(chars).encode()
+    char_len = char_lengths(np.frombuffer(text, dtype=np.uint8).astype(np.int64), Unit.byte)
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(0, 1, (len(text), max_len))
+    scores[rng.uniform(size=scores.shape) < 0.3] = -np.inf
+    want = scores.copy()
+    starts = [len("".join(chars[:k]).encode()) for k in range(len(chars) + 1)]
+    for a, b in zip(starts, starts[2:], strict=False):
+        if b - a <= max_len and want[a, b - a - 1] > -np.inf:
+            want[a, b - a - 1] += 1.5
+    add_pair_bonus(scores, char_len, 1.5)
+    assert np.array_equal(scores, want)
 
 
 def test_set_final_runs_the_passes_again_and_equals_a_fresh_model() -> None:
@@ -227,6 +268,7 @@ def test_the_bigram_pass_is_off_by_default_except_for_chinese() -> None:
     """pass_bigram = 0 runs no bigram pass, so the `spaced` and `kana` models are the ones of before (their pass
     counts are checked against the search by test_each_pass_counts_the_segmentation_it_claims)."""
     assert DEFAULTS["spaced"].pass_bigram == 0 and DEFAULTS["kana"].pass_bigram == 0
+    assert DEFAULTS["spaced"].pass_pair == 0 and DEFAULTS["kana"].pass_pair == 0
     rng = np.random.default_rng(5)
     index = memory_index(["".join(rng.choice(WORDS, 40)) for _ in range(6)])
     options = {"passes": 1, "pass_weight": 1.0, "pass_theta": -16.0, "weight": 4.0, "theta": 0.0}

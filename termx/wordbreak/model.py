@@ -23,7 +23,11 @@ in (3)); its words are counted (c', W' words in all) and interpolated with the s
     count(w) = (1 − α) · c(w) · W' / W + α · c'(w),   words = W',
 
 so P(w) = (1 − α) · c(w)/W + α · c'(w)/W' + ε/W'. The final segmentation (3) then reads these counts. The word
-values stay a finite table of (class, length) values, so the stored model needs nothing new either.
+values stay a finite table of (class, length) values, so the stored model needs nothing new either. With
+β = pass_pair ≠ 0 a word of exactly two characters scores β more in a pass's segmentation (a bias toward the
+commonest length of Chinese words: the passes otherwise cut frequent two-character words into two frequent
+characters, and their counts then teach the final search to do the same); only the counts change, so the final
+search and the stored model are unchanged in form.
 
 (5) With d = pass_bigram > 0 one more pass follows (4): it segments every document with the final λ and θ of (3)
 and words in context, the word w after the word v scoring λ · log P(w | v) in place of λ · log P(w), where
@@ -77,6 +81,7 @@ class BranchingParams:
     pass_theta: float = -16.0  # θ_p, evidence threshold of a pass's segmentation
     pass_mix: float = 1.0     # α, weight of a pass's counts against the self-training counts
     pass_bigram: float = 0.0  # d, discount of the word-bigram model of one more pass (step 5); 0: no such pass
+    pass_pair: float = 0.0    # β, bonus of a two-character word in a re-estimation pass (step 4); 0: none
 
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
@@ -142,7 +147,8 @@ class BranchingModel:
 
     def set_final(self, weight: float, theta: float, autonomy: float | None = None, passes: int | None = None,
                   pass_weight: float | None = None, pass_theta: float | None = None, pass_mix: float | None = None,
-                  pass_bigram: float | None = None, progress: Progress | None = None) -> None:
+                  pass_bigram: float | None = None, pass_pair: float | None = None,
+                  progress: Progress | None = None) -> None:
         """Set λ, θ (ν, if the model was built with ν ≠ 0) and the re-estimation passes without repeating
         self-training (they play no part in it): the stored parameters and the word scores the search reads. The
         passes run again (from the self-training counts) only when their settings or ν change."""
@@ -155,7 +161,8 @@ class BranchingModel:
                               pass_weight=before.pass_weight if pass_weight is None else pass_weight,
                               pass_theta=before.pass_theta if pass_theta is None else pass_theta,
                               pass_mix=before.pass_mix if pass_mix is None else pass_mix,
-                              pass_bigram=before.pass_bigram if pass_bigram is None else pass_bigram)
+                              pass_bigram=before.pass_bigram if pass_bigram is None else pass_bigram,
+                              pass_pair=before.pass_pair if pass_pair is None else pass_pair)
         if self.reestimated is None or _pass_settings(before) != _pass_settings(self.params):
             self.reestimated = self._reestimate(progress or Silent())
         self._set_values(*self.reestimated)
@@ -169,7 +176,8 @@ class BranchingModel:
         for k in range(p.passes):
             progress.start(f"re-estimation pass {k + 1}", size)
             log_p, unknown = self._word_values(counts, words)
-            found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress)
+            found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
+                                                       pair=p.pass_pair)
             counts = (1 - p.pass_mix) * self.trained[0] * (total / max(self.trained[1], 1)) + p.pass_mix * found
             words = total
             progress.finish()
@@ -214,10 +222,11 @@ class BranchingModel:
         return counts, words
 
     def _count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float, progress: Progress,
-                     discount: float = 0.0, previous: np.ndarray | None = None
+                     discount: float = 0.0, previous: np.ndarray | None = None, pair: float = 0.0
                      ) -> tuple[np.ndarray, int, np.ndarray]:
         """Segment every document with word values `values` (per (class, length)) — in the context of the word
-        pairs of the `previous` segmentation's word ids when discount > 0 (step 5) — count the words of the
+        pairs of the `previous` segmentation's word ids when discount > 0 (step 5), with the bonus `pair` for a
+        two-character word otherwise (step 4) — count the words of the
         segmentation per (class, length) and in all, and return its word ids in order (−1 before each document, as
         `_count_chunk` writes them)."""
         index, rev = self.index, self.branching.reverse
@@ -240,7 +249,7 @@ class BranchingModel:
                                  self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
                                  self.branching.mean, self.bonus, bool(self.params.runs), values, unknown,
                                  weight, theta, self.max_len, index.cls_lbl, self.type_offset, counts,
-                                 discount if on else 0.0, keys, pair_counts, context, types, sequence)
+                                 discount if on else 0.0, keys, pair_counts, context, types, pair, sequence)
             words += found
             sequences.append(sequence[:found + e - d])
             progress.advance(int(lengths[d:e].sum()))
@@ -274,7 +283,7 @@ class BranchingModel:
 
 def _pass_settings(p: BranchingParams) -> tuple[float, ...]:
     """What the re-estimated counts depend on besides self-training (with the bigram pass: the final λ, θ too)."""
-    passes = (p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy) if p.passes else (0,)
+    passes = (p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy, p.pass_pair) if p.passes else (0,)
     return (*passes, p.pass_bigram, p.weight, p.theta, p.autonomy) if p.pass_bigram else passes
 
 
@@ -316,9 +325,10 @@ def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbra
 @nb.njit(cache=True)
 def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, bonus,  # type: ignore[no-untyped-def]
                  runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts, discount, keys, pair_counts,
-                 context, types, sequence):
+                 context, types, pair, sequence):
     """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
-    `WordScores`, step 1; with the word pairs `keys`.. when discount > 0, step 5); counts the chosen words per
+    `WordScores`, step 1; with the word pairs `keys`.. when discount > 0, step 5; else plus `pair` for a word of
+    two characters, step 4); counts the chosen words per
     (class, length) into `counts`, returns how many. `sequence` gets the words' ids (offset[c] + L − lbl[c] − 1,
     len(counts) for a word that is no class), −1 before each document."""
     size = len(counts) + 1
@@ -347,6 +357,8 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
             cuts = forward_bigram(scores, tid, start, weight, keys, pair_counts, context, types, discount, size)
         else:
             _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
+            if pair != 0:
+                add_pair_bonus(scores, char_len[s:s + n], pair)
             back = np.zeros(n + 1, dtype=np.int64)
             _forward(scores, back)
             cuts = _cuts(back, n)
@@ -364,3 +376,19 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
             words += 1
             prev = end
     return words
+
+
+@nb.njit(cache=True)
+def add_pair_bonus(scores, char_len, pair):  # type: ignore[no-untyped-def]
+    """In place: `pair` more for every admissible word (finite score) of exactly two characters; char_len[p] is the
+    token length of the character starting at p, 0 inside one (candidates.char_lengths)."""
+    n, max_len = scores.shape
+    for p in range(n):
+        if char_len[p] == 0:
+            continue
+        first = char_len[p]
+        if p + first >= n or char_len[p + first] == 0:
+            continue
+        length = first + char_len[p + first]
+        if length <= max_len and scores[p, length - 1] > -np.inf:
+            scores[p, length - 1] += pair
