@@ -8,8 +8,8 @@
 - Chinese, SIGHAN 2005 PKU test: the gold file de-spaced and indexed alone (unit char, raw, 10 lines per
   pseudo-document), word F1 as the bakeoff scorer counts, with the code's defaults, with the parameters
   bench/tune_segment.py printed for `--data pku --seed 0` (`TUNED`, chosen on the devtest pseudo-documents)
-  and with the previous default (`PREVIOUS`: PKU's values before the bigram pass, Japanese's before per-class
-  evidence and runs, on this code); every
+  and with the previous default (`PREVIOUS`: PKU's values before the passes' two-character bonus, Japanese's
+  before per-class evidence and runs, on this code); every
   figure is pooled over the *test* pseudo-documents of that split only.
 - Japanese, UD GSD dev: the same (tune_segment.py `--data ja`) with the treebank's tokens as gold.
 - Speed: characters/s of segmenting corpus text (class-tree path) and new text (suffix-array path), next to the
@@ -47,10 +47,11 @@ RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
 TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0 --theta0 0` printed (devtest, never test; pku
-    # with `--fix kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1`)
+    # with `--fix kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1
+    # --fix pass_theta=-16 --fix pass_bigram=0.8`)
     "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
-            "autonomy": 0.0, "weight": 12.0, "theta": -20.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
-            "pass_theta": -16.0, "pass_mix": 1.0},
+            "autonomy": 0.0, "weight": 8.0, "theta": -24.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
+            "pass_theta": -16.0, "pass_mix": 1.0, "pass_pair": 8.0},
     "ja": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 10.0, "kappa_han_kana": 5.0, "kappa_run": 10.0, "runs": 1,
            "autonomy": 0.0, "weight": 8.0, "theta": -16.0, "passes": 1, "pass_weight": 4.0, "pass_theta": -16.0,
            "pass_mix": 1.0},
@@ -58,11 +59,12 @@ TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0 --theta0 0`
 CLASS_RULE_BEFORE = {"kappa_digit": 10.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 0}
 """κ at every change of class, −κ inside digits, no runs (what the per-class parameters reduce to)."""
 PREVIOUS = {  # the defaults before this round, as tune_segment.py printed them then (Reuters: before the passes;
-    # pku: before the bigram pass; ja: before per-class evidence and runs, i.e. κ_d = κ_hk = κ, κ_r = 0, no runs)
+    # pku: before the two-character bonus; ja: before per-class evidence and runs, i.e. κ_d = κ_hk = κ, κ_r = 0,
+    # no runs)
     "reuters": {"theta0": 32.0, "kappa": 10.0, "autonomy": 0.0, "weight": 2.0, "theta": -4.0, "passes": 0},
     "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
-            "autonomy": 0.0, "weight": 8.0, "theta": -12.0, "passes": 1, "pass_bigram": 0.0, "pass_weight": 1.0,
-            "pass_theta": -16.0, "pass_mix": 1.0},
+            "autonomy": 0.0, "weight": 12.0, "theta": -20.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
+            "pass_theta": -16.0, "pass_mix": 1.0, "pass_pair": 0.0},
     "ja": {"theta0": 0.0, "kappa": 10.0, **CLASS_RULE_BEFORE, "autonomy": 0.0, "weight": 6.0, "theta": -12.0,
            "passes": 2, "pass_weight": 2.0, "pass_theta": -8.0, "pass_mix": 1.0},
 }
@@ -172,8 +174,8 @@ def speed(engine: sa.Engine, out: dict[str, Any], report: WhitespaceReport) -> N
 def asian(engine: sa.Engine, out: dict[str, Any], key: str, seed: int) -> None:
     """Every scorer with the code's defaults (branching: `model.DEFAULTS["unspaced"]`, PKU's choice), then
     branching with the parameters bench/tune_segment.py chose on this data's devtest split and with the previous
-    default (PKU: before the bigram pass; Japanese: before per-class evidence and runs), all scored on the test
-    split only (the whole text is indexed, as in tune_segment.py); paired tests over the test pseudo-documents."""
+    default (PKU: before the two-character bonus; Japanese: before per-class evidence and runs), all scored on the
+    test split only (the whole text is indexed, as in tune_segment.py); paired tests over the test pseudo-documents."""
     spaced, _dev, test, _unit, _cond = documents(key, seed, 300, 0.25)
     raw = pku_gold_lines() if key == "pku" else ud_japanese_lines()
     source = [Document(f"l{n}", line) for n, line in enumerate(raw)]
@@ -181,8 +183,8 @@ def asian(engine: sa.Engine, out: dict[str, Any], key: str, seed: int) -> None:
     rows: list[dict[str, Any]] = []
     for label, options, sub in (("code defaults", {}, "default"),
                                 (f"tuned on {key} devtest (seed {seed})", TUNED[key], "tuned"),
-                                ("previous default (pku: no bigram pass; ja: class rule of before)", PREVIOUS[key],
-                                 "previous")):
+                                ("previous default (pku: no two-character bonus; ja: class rule of before)",
+                                 PREVIOUS[key], "previous")):
         scorers = [Scorer.branching] if options else SCORERS
         report = run_whitespace(engine, source, f"bench_seg_{key}", unit=Unit.char, condition=Condition.raw,
                                 lines_per_doc=PER_DOC, scorers=scorers, options={"branching": options},
