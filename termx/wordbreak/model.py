@@ -24,10 +24,11 @@ in (3)); its words are counted (c', W' words in all) and interpolated with the s
 
 so P(w) = (1 − α) · c(w)/W + α · c'(w)/W' + ε/W'. The final segmentation (3) then reads these counts. The word
 values stay a finite table of (class, length) values, so the stored model needs nothing new either. With
-β = pass_pair ≠ 0 a word of exactly two characters scores β more in a pass's segmentation (a bias toward the
-commonest length of Chinese words: the passes otherwise cut frequent two-character words into two frequent
-characters, and their counts then teach the final search to do the same); only the counts change, so the final
-search and the stored model are unchanged in form.
+β = pass_pair ≠ 0 a word of exactly two characters, both of a script written without spaces (Han, Kana, Hangul),
+scores β more in a pass's segmentation (a bias toward the commonest length of Chinese words: the passes otherwise
+cut frequent two-character words into two frequent characters, and their counts then teach the final search to do
+the same; digit pairs are left out, as they would cut numbers); only the counts change, so the final search and
+the stored model are unchanged in form.
 
 (5) With d = pass_bigram > 0 one more pass follows (4): it segments every document with the final λ and θ of (3)
 and words in context, the word w after the word v scoring λ · log P(w | v) in place of λ · log P(w), where
@@ -54,7 +55,18 @@ import numpy as np
 from termx.progress import Progress, Silent
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
-from termx.wordbreak.entropy import Branching, _evidence, branching, class_bonus, corpus_classes, run_lengths
+from termx.wordbreak.entropy import (
+    HAN,
+    HANGUL,
+    HIRAGANA,
+    KATAKANA,
+    Branching,
+    _evidence,
+    branching,
+    class_bonus,
+    corpus_classes,
+    run_lengths,
+)
 from termx.wordbreak.nvbe import autonomy_table
 from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets, forward_bigram
 
@@ -81,7 +93,7 @@ class BranchingParams:
     pass_theta: float = -16.0  # θ_p, evidence threshold of a pass's segmentation
     pass_mix: float = 1.0     # α, weight of a pass's counts against the self-training counts
     pass_bigram: float = 0.0  # d, discount of the word-bigram model of one more pass (step 5); 0: no such pass
-    pass_pair: float = 0.0    # β, bonus of a two-character word in a re-estimation pass (step 4); 0: none
+    pass_pair: float = 0.0    # β, bonus of a two-character Han/Kana/Hangul word in a re-estimation pass; 0: none
 
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
@@ -95,7 +107,7 @@ DEFAULTS: dict[str, BranchingParams] = {
     "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0 --fix
     # kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix
-    # pass_theta=-16 --fix pass_bigram=0.8` printed (devtest word F1 .7819 on 49 PKU pseudo-documents with the
+    # pass_theta=-16 --fix pass_bigram=0.8` printed (devtest word F1 .7830 on 49 PKU pseudo-documents with the
     # passes' two-character bonus β 8; .7495 without it; the other values fixed where earlier searches chose them;
     # κ_hk not searched: PKU has no Kana).
     "unspaced": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=5.0, kappa_han_kana=10.0, kappa_run=0.0,
@@ -359,7 +371,7 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
         else:
             _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
             if pair != 0:
-                add_pair_bonus(scores, char_len[s:s + n], pair)
+                add_pair_bonus(scores, char_len[s:s + n], classes[s:s + n], pair)
             back = np.zeros(n + 1, dtype=np.int64)
             _forward(scores, back)
             cuts = _cuts(back, n)
@@ -380,16 +392,24 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
 
 
 @nb.njit(cache=True)
-def add_pair_bonus(scores, char_len, pair):  # type: ignore[no-untyped-def]
-    """In place: `pair` more for every admissible word (finite score) of exactly two characters; char_len[p] is the
-    token length of the character starting at p, 0 inside one (candidates.char_lengths)."""
+def add_pair_bonus(scores, char_len, classes, pair):  # type: ignore[no-untyped-def]
+    """In place: `pair` more for every admissible word (finite score) of exactly two characters, both of a script
+    written without spaces (entropy.UNSPACED: Han, Kana, Hangul; a pair of digits is no such word); char_len[p]
+    is the token length of the character starting at p, 0 inside one (candidates.char_lengths), classes[p] its
+    class (entropy.corpus_classes)."""
     n, max_len = scores.shape
     for p in range(n):
-        if char_len[p] == 0:
+        if char_len[p] == 0 or not _unspaced(classes[p]):
             continue
         first = char_len[p]
-        if p + first >= n or char_len[p + first] == 0:
+        if p + first >= n or char_len[p + first] == 0 or not _unspaced(classes[p + first]):
             continue
         length = first + char_len[p + first]
         if length <= max_len and scores[p, length - 1] > -np.inf:
             scores[p, length - 1] += pair
+
+
+@nb.njit(cache=True)
+def _unspaced(c):  # type: ignore[no-untyped-def]
+    """Whether character class c is a script written without spaces (entropy.UNSPACED)."""
+    return c == HAN or c == HIRAGANA or c == KATAKANA or c == HANGUL
