@@ -23,8 +23,9 @@ grid point, so passes = 0 wins a tie.
 
 Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
 ja defaults come from `--data ja --seed 0 --theta0 0`, the pku ones from `--data pku --seed 0 --theta0 0 --fix
-kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1`: the bigram pass searched with the
-other passes' values and the final λ, θ, the self-training values and ν fixed where the full grid chose them before)
+kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix
+pass_theta=-16 --fix pass_bigram=0.8`: the passes' two-character bonus searched with the final λ, θ, the other values
+fixed where earlier searches chose them)
 """
 
 from __future__ import annotations
