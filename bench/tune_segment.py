@@ -68,14 +68,16 @@ TRAIN_KEYS = ("theta0", "kappa", "kappa_digit", "kappa_han_kana", "kappa_run", "
 search. A grid without a key leaves it at the `spaced` default."""
 PASS_GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
-                "pass_bigram": [0.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
+                "pass_bigram": [0.0], "suffix": [0.0, 0.1, 0.15], "suffix_stems": [50.0, 100.0], "autonomy": [0.0],
+                "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
-            "pass_mix": [1.0], "pass_bigram": [0.0, 0.5, 0.8, 0.95], "autonomy": [0.0, 0.25],
+            "pass_mix": [1.0], "pass_bigram": [0.0, 0.5, 0.8, 0.95], "suffix": [0.0], "suffix_stems": [100.0],
+            "autonomy": [0.0, 0.25],
             "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
             "theta": [-24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
 }
 PASS_GRIDS["ja"] = {**PASS_GRIDS["pku"], "pass_bigram": [0.0], "theta": [-16.0, -12.0, -8.0, -4.0, 0.0, 4.0]}
-PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix", "pass_bigram")
+PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix", "pass_bigram", "suffix", "suffix_stems")
 PER_DOC = 10
 REUTERS_TEST = 1634
 
@@ -120,19 +122,21 @@ def search_passes(seg: Segmenter, grid: dict[str, list[float]], dev_docs: Sequen
     rows = []
     memo: dict[tuple[int, int], ChunkInputs] = {}
     outer = [grid[k] for k in (*PASS_KEYS, "autonomy")]
-    for passes, pass_weight, pass_theta, pass_mix, pass_bigram, nu in itertools.product(*outer):
+    for passes, pass_weight, pass_theta, pass_mix, pass_bigram, suffix, stems, nu in itertools.product(*outer):
         t0 = time.perf_counter()
         for weight, theta in itertools.product(grid["weight"], grid["theta"]):
-            model.set_final(weight, theta, nu, int(passes), pass_weight, pass_theta, pass_mix, pass_bigram)
+            model.set_final(weight, theta, nu, int(passes), pass_weight, pass_theta, pass_mix, pass_bigram, suffix,
+                            int(stems))
             scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev, memo))
             rows.append({**{k: getattr(model.params, k) for k in train_keys}, "autonomy": nu,
                          "weight": weight, "theta": theta, "passes": int(passes), "pass_weight": pass_weight,
                          "pass_theta": pass_theta, "pass_mix": pass_mix, "pass_bigram": pass_bigram,
-                         "boundary_f1": scores["boundary"].f1,
+                         "suffix": suffix, "suffix_stems": int(stems), "boundary_f1": scores["boundary"].f1,
                          "word_f1": scores["word"].f1})
         here = max(r[f"{measure}_f1"] for r in rows[-len(grid["weight"]) * len(grid["theta"]):])
         print(f"passes={passes:g} pass_weight={pass_weight:g} pass_theta={pass_theta:g} pass_mix={pass_mix:g} "
-              f"pass_bigram={pass_bigram:g} autonomy={nu:g}: best devtest {measure} F1 {here:.4f} "
+              f"pass_bigram={pass_bigram:g} suffix={suffix:g} suffix_stems={stems:g} autonomy={nu:g}: best devtest "
+              f"{measure} F1 {here:.4f} "
               f"({time.perf_counter() - t0:.1f} s)", flush=True)
     return rows
 
@@ -198,7 +202,7 @@ def main() -> None:
         rows += search_passes(kept[1], pass_grid, dev_docs, dev, measure, train_keys)
         best = max(rows, key=lambda r: r[f"{measure}_f1"])
         keys = (*train_keys, "autonomy", "weight", "theta", "passes", "pass_bigram")
-        chosen = {k: best[k] for k in (*keys, *(PASS_KEYS[1:4] if best["passes"] else ()))}
+        chosen = {k: best[k] for k in (*keys, *(PASS_KEYS[1:4] + PASS_KEYS[5:] if best["passes"] else ()))}
         plain = max((r for r in rows if r["autonomy"] == 0 and not r["passes"] and not r["pass_bigram"]),
                     key=lambda r: r[f"{measure}_f1"],
                     default=None)
