@@ -103,10 +103,13 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed
-    # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
-    # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
-    "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
+    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0 --theta0 32 --fix
+    # pass_weight=2 --fix pass_theta=-8 --fix suffix_stems=100` printed (theta0 32 as chosen by the earlier
+    # per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48; λ_p, θ_p as the earlier full pass
+    # search chose them; devtest boundary F1 on 300 context documents .9339 with bound suffixes, σ 0.15; .9080
+    # with one re-estimation pass alone, .9037 without).
+    "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0,
+                              suffix=0.15, suffix_stems=100),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0 --fix
     # kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1` printed (devtest word F1 .7495
     # on 49 PKU pseudo-documents with the bigram pass, d 0.8; .7470 without it, with the values the full grid chose
