@@ -16,15 +16,19 @@ the per-class evidence κ_d, κ_hk, κ_r and runs) the self-trained model (with 
 has an `autonomy` ν ≠ 0) is built once; (autonomy, weight, theta) only change the final Viterbi scores, so they are
 searched on the trained model, with no re-estimation pass (the candidates of the devtest documents are looked up
 once per model). Then, on the best of these models, the
-re-estimation passes (`PASS_GRIDS`: passes, pass_weight, pass_theta, pass_mix; termx.wordbreak.model step 4) are
+re-estimation passes (`PASS_GRIDS`: passes, pass_weight, pass_theta, pass_mix, the bound suffixes' suffix and
+suffix_stems; termx.wordbreak.model step 4) are
 searched together with (autonomy, weight, theta) of the final segmentation. The winner is the highest pooled
 boundary F1 (word F1 for pku/ja, the bakeoff's measure) on devtest over both searches; ties go to the earlier
 grid point, so passes = 0 wins a tie.
 
-Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
-ja defaults come from `--data ja --seed 0 --theta0 0`, the pku ones from `--data pku --seed 0 --theta0 0 --fix
-kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1`: the bigram pass searched with the
-other passes' values and the final λ, θ, the self-training values and ν fixed where the full grid chose them before)
+Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values). The current
+defaults: spaced from `--data reuters --seed 0 --theta0 32 --fix pass_weight=2 --fix pass_theta=-8 --fix
+suffix_stems=100` (the bound suffixes σ searched with the final λ, θ; theta0 and the passes' λ_p, θ_p fixed where
+the earlier full runs chose them); ja from `--data ja --seed 0 --theta0 0`; pku from `--data pku --seed 0 --theta0 0
+--fix kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1` (the bigram pass searched with
+the other passes' values and the final λ, θ, the self-training values and ν fixed where the full grid chose them
+before).
 """
 
 from __future__ import annotations
@@ -68,8 +72,8 @@ TRAIN_KEYS = ("theta0", "kappa", "kappa_digit", "kappa_han_kana", "kappa_run", "
 search. A grid without a key leaves it at the `spaced` default."""
 PASS_GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
-                "pass_bigram": [0.0], "suffix": [0.0, 0.1, 0.15, 0.2, 0.3], "suffix_stems": [50.0, 100.0], "autonomy": [0.0],
-                "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
+                "pass_bigram": [0.0], "suffix": [0.0, 0.1, 0.15, 0.2, 0.3], "suffix_stems": [50.0, 100.0],
+                "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
             "pass_mix": [1.0], "pass_bigram": [0.0, 0.5, 0.8, 0.95], "suffix": [0.0], "suffix_stems": [100.0],
             "autonomy": [0.0, 0.25],

@@ -24,7 +24,8 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
                                                       "(beta; branching: window, kappa, kappa_digit, "
                                                       "kappa_han_kana, kappa_run, runs, theta0, weight, theta, "
                                                       "smoothing, autonomy, passes, pass_weight, pass_theta, "
-                                                      "pass_mix, pass_bigram), for one scorer as SCORER.NAME=VALUE. "
+                                                      "pass_mix, pass_bigram, suffix, suffix_stems), for one "
+                                                      "scorer as SCORER.NAME=VALUE. "
                                                       "Repeatable.")]
 
 
