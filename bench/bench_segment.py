@@ -58,10 +58,11 @@ TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0 --theta0 0`
 }
 CLASS_RULE_BEFORE = {"kappa_digit": 10.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 0}
 """κ at every change of class, −κ inside digits, no runs (what the per-class parameters reduce to)."""
-PREVIOUS = {  # the defaults before this round, as tune_segment.py printed them then (Reuters: before the passes;
+PREVIOUS = {  # the defaults before this round, as tune_segment.py printed them then (Reuters: before bound suffixes;
     # pku: before the two-character bonus; ja: before per-class evidence and runs, i.e. κ_d = κ_hk = κ, κ_r = 0,
     # no runs)
-    "reuters": {"theta0": 32.0, "kappa": 10.0, "autonomy": 0.0, "weight": 2.0, "theta": -4.0, "passes": 0},
+    "reuters": {"theta0": 32.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": 0.0, "passes": 1,
+                "pass_weight": 2.0, "pass_theta": -8.0, "pass_mix": 1.0, "suffix": 0.0},
     "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
             "autonomy": 0.0, "weight": 12.0, "theta": -20.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
             "pass_theta": -16.0, "pass_mix": 1.0, "pass_pair": 0.0},

@@ -16,16 +16,19 @@ the per-class evidence κ_d, κ_hk, κ_r and runs) the self-trained model (with 
 has an `autonomy` ν ≠ 0) is built once; (autonomy, weight, theta) only change the final Viterbi scores, so they are
 searched on the trained model, with no re-estimation pass (the candidates of the devtest documents are looked up
 once per model). Then, on the best of these models, the
-re-estimation passes (`PASS_GRIDS`: passes, pass_weight, pass_theta, pass_mix; termx.wordbreak.model step 4) are
+re-estimation passes (`PASS_GRIDS`: passes, pass_weight, pass_theta, pass_mix, the bound suffixes' suffix and
+suffix_stems; termx.wordbreak.model step 4) are
 searched together with (autonomy, weight, theta) of the final segmentation. The winner is the highest pooled
 boundary F1 (word F1 for pku/ja, the bakeoff's measure) on devtest over both searches; ties go to the earlier
 grid point, so passes = 0 wins a tie.
 
-Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values; the current
-ja defaults come from `--data ja --seed 0 --theta0 0`, the pku ones from `--data pku --seed 0 --theta0 0 --fix
-kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix
-pass_theta=-16 --fix pass_bigram=0.8`: the passes' two-character bonus searched with the final λ, θ, the other values
-fixed where earlier searches chose them)
+Run: .venv/bin/python bench/tune_segment.py --data reuters --seed 0   (prints the chosen values). The current
+defaults: spaced from `--data reuters --seed 0 --theta0 32 --fix pass_weight=2 --fix pass_theta=-8 --fix
+suffix_stems=100` (the bound suffixes σ searched with the final λ, θ; theta0 and the passes' λ_p, θ_p fixed where
+the earlier full runs chose them); ja from `--data ja --seed 0 --theta0 0`; pku from `--data pku --seed 0 --theta0 0
+--fix kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix
+pass_theta=-16 --fix pass_bigram=0.8` (the passes' two-character bonus searched with the final λ, θ, the other values
+fixed where earlier searches chose them).
 """
 
 from __future__ import annotations
@@ -69,10 +72,11 @@ TRAIN_KEYS = ("theta0", "kappa", "kappa_digit", "kappa_han_kana", "kappa_run", "
 search. A grid without a key leaves it at the `spaced` default."""
 PASS_GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
-                "pass_bigram": [0.0], "pass_pair": [0.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0],
-                "theta": [-8.0, -4.0, 0.0]},
+                "pass_bigram": [0.0], "pass_pair": [0.0], "suffix": [0.0, 0.1, 0.15, 0.2, 0.3],
+                "suffix_stems": [50.0, 100.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
             "pass_mix": [1.0], "pass_bigram": [0.0, 0.8], "pass_pair": [0.0, 4.0, 6.0, 8.0, 10.0, 12.0, 16.0],
+            "suffix": [0.0], "suffix_stems": [100.0],
             "autonomy": [0.0, 0.25],
             "weight": [2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0],
             "theta": [-32.0, -28.0, -24.0, -20.0, -16.0, -12.0, -8.0, -4.0, 0.0, 4.0]},
@@ -82,7 +86,7 @@ PASS_GRIDS["ja"] = {**PASS_GRIDS["pku"], "pass_bigram": [0.0], "pass_pair": [0.0
 """Japanese: no two-character bonus. Searched (0 … 64, the `kana` values fixed) its devtest word F1 rose with β to
 the grid's edge (.6061 → .6267 at 64, where the passes just maximise the number of two-character words), on 13
 pseudo-documents: not adopted (docs/segment.md)."""
-PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix", "pass_bigram", "pass_pair")
+PASS_KEYS = ("passes", "pass_weight", "pass_theta", "pass_mix", "pass_bigram", "pass_pair", "suffix", "suffix_stems")
 PER_DOC = 10
 REUTERS_TEST = 1634
 
@@ -127,21 +131,22 @@ def search_passes(seg: Segmenter, grid: dict[str, list[float]], dev_docs: Sequen
     rows = []
     memo: dict[tuple[int, int], ChunkInputs] = {}
     outer = [grid[k] for k in (*PASS_KEYS, "autonomy")]
-    for passes, pass_weight, pass_theta, pass_mix, pass_bigram, pass_pair, nu in itertools.product(*outer):
+    for passes, pass_weight, pass_theta, pass_mix, pass_bigram, pass_pair, suffix, stems, nu in itertools.product(
+            *outer):
         t0 = time.perf_counter()
         for weight, theta in itertools.product(grid["weight"], grid["theta"]):
             model.set_final(weight, theta, nu, int(passes), pass_weight, pass_theta, pass_mix, pass_bigram,
-                            pass_pair)
+                            pass_pair, suffix, int(stems))
             scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev, memo))
             rows.append({**{k: getattr(model.params, k) for k in train_keys}, "autonomy": nu,
                          "weight": weight, "theta": theta, "passes": int(passes), "pass_weight": pass_weight,
                          "pass_theta": pass_theta, "pass_mix": pass_mix, "pass_bigram": pass_bigram,
-                         "pass_pair": pass_pair, "boundary_f1": scores["boundary"].f1,
-                         "word_f1": scores["word"].f1})
+                         "pass_pair": pass_pair, "suffix": suffix, "suffix_stems": int(stems),
+                         "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1})
         here = max(r[f"{measure}_f1"] for r in rows[-len(grid["weight"]) * len(grid["theta"]):])
         print(f"passes={passes:g} pass_weight={pass_weight:g} pass_theta={pass_theta:g} pass_mix={pass_mix:g} "
-              f"pass_bigram={pass_bigram:g} pass_pair={pass_pair:g} autonomy={nu:g}: best devtest {measure} F1 "
-              f"{here:.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
+              f"pass_bigram={pass_bigram:g} pass_pair={pass_pair:g} suffix={suffix:g} suffix_stems={stems:g} "
+              f"autonomy={nu:g}: best devtest {measure} F1 {here:.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
     return rows
 
 

@@ -27,6 +27,7 @@ from tests.test_segment import memory_index
 runner = CliRunner()
 WORDS = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran", "é1"]
 CLASS_SETTINGS = {"kappa_digit": 2.0, "kappa_han_kana": 3.0, "kappa_run": 5.0, "runs": 1}
+SUFFIXES = {"suffix": 0.2, "suffix_stems": 1}  # attached even in corpora of a few short texts
 
 
 def _compact(seg: Segmenter) -> CompactModel:
@@ -40,17 +41,20 @@ def _compact(seg: Segmenter) -> CompactModel:
        st.sampled_from([Unit.byte, Unit.char]), st.integers(1, 4), st.integers(2, 8),
        st.lists(st.text(alphabet="ab1é東カ.x ", max_size=20), max_size=3), st.sampled_from([0.0, 1.5]),
        st.sampled_from([0, 2]), st.sampled_from([{}, CLASS_SETTINGS]), st.sampled_from([0.0, 0.8]),
-       st.sampled_from([0.0, 2.0]))
+       st.sampled_from([0.0, 2.0]), st.sampled_from([{}, SUFFIXES]))
 def test_tables_segment_like_the_class_tree_and_the_suffix_array(texts: list[str], unit: Unit, window: int,
                                                                  max_len: int, new: list[str], nu: float,
                                                                  passes: int, classes: dict[str, float],
-                                                                 bigram: float, pair: float) -> None:
-    """Also with re-estimation passes, their bonus for two-character words and the bigram pass (their counts are
-    what the stored word values are made of) and with per-class evidence and runs as candidates."""
+                                                                 bigram: float, pair: float,
+                                                                 suffixes: dict[str, float]) -> None:
+    """Also with re-estimation passes, their bonus for two-character words, their suffix attachment and the bigram
+    pass (their counts are what the stored word values are made of) and with per-class evidence and runs as
+    candidates."""
     index = memory_index(texts, unit)
     seg = Segmenter(index, Scorer.branching, max_len, {"window": window, "theta0": 1.0, "autonomy": nu,
                                                        "passes": passes, "pass_theta": -2.0, "pass_mix": 0.5,
-                                                       "pass_bigram": bigram, "pass_pair": pair, **classes})
+                                                       "pass_bigram": bigram, "pass_pair": pair, **classes,
+                                                       **suffixes})
     tables = _compact(seg)
     spans = [(int(index.doc_start[d]), int(index.doc_start[d] + index.doc_len[d])) for d in range(index.n_docs)]
     inside = seg.corpus_spans(spans)

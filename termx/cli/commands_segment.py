@@ -24,8 +24,9 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
                                                       "(beta; branching: window, kappa, kappa_digit, "
                                                       "kappa_han_kana, kappa_run, runs, theta0, weight, theta, "
                                                       "smoothing, autonomy, passes, pass_weight, pass_theta, "
-                                                      "pass_mix, pass_bigram, pass_pair), for one scorer as "
-                                                      "SCORER.NAME=VALUE. Repeatable.")]
+                                                      "pass_mix, pass_bigram, pass_pair, suffix, "
+                                                      "suffix_stems), for one scorer as SCORER.NAME=VALUE. "
+                                                      "Repeatable.")]
 
 
 def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[str, float]]:

@@ -30,6 +30,15 @@ cut frequent two-character words into two frequent characters, and their counts 
 the same; digit pairs are left out, as they would cut numbers); only the counts change, so the final search and
 the stored model are unchanged in form.
 
+With σ = suffix > 0 a pass attaches bound suffixes before it counts (a Goldsmith-style signature learned from the
+segmentation itself, no dictionary): in the pass's segmentation, a word x that follows at least
+m = suffix_stems distinct words v, and for at least a share σ of them the string vx is itself a word of that
+segmentation ("profit s" where "profits" is a word too; "of the" where "ofthe" rarely is), is a bound suffix
+(`bound_suffixes`). Wherever that segmentation puts such a word right after a word of the same character class and
+their concatenation is a candidate of at most max_len tokens, the two are counted as one word (`attach_suffixes`;
+the pass segments the corpus twice: once to find the suffixes, once to count). Only the counts change, so the
+stored model needs nothing new.
+
 (5) With d = pass_bigram > 0 one more pass follows (4): it segments every document with the final λ and θ of (3)
 and words in context, the word w after the word v scoring λ · log P(w | v) in place of λ · log P(w), where
 
@@ -46,7 +55,7 @@ lost to the unigram model on the PKU devtest: docs/segment.md.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 
 import numba as nb
@@ -65,6 +74,7 @@ from termx.wordbreak.entropy import (
     branching,
     class_bonus,
     corpus_classes,
+    effective_classes,
     run_lengths,
 )
 from termx.wordbreak.nvbe import autonomy_table
@@ -94,6 +104,8 @@ class BranchingParams:
     pass_mix: float = 1.0     # α, weight of a pass's counts against the self-training counts
     pass_bigram: float = 0.0  # d, discount of the word-bigram model of one more pass (step 5); 0: no such pass
     pass_pair: float = 0.0    # β, bonus of a two-character Han/Kana/Hangul word in a re-estimation pass; 0: none
+    suffix: float = 0.0       # σ, least stem share of a bound suffix attached in the passes' counts (step 4); 0: off
+    suffix_stems: int = 100   # m, least distinct predecessors of a word for its stem share to count (step 4)
 
     def as_dict(self) -> dict[str, float]:
         """The parameters as stored with a run."""
@@ -101,10 +113,13 @@ class BranchingParams:
 
 
 DEFAULTS: dict[str, BranchingParams] = {
-    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0 --theta0 32` printed
-    # (theta0 32 as chosen by the earlier per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48;
-    # with one re-estimation pass devtest boundary F1 .9080 on 300 context documents, .9037 without).
-    "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0),
+    # Spaced-script text (Reuters `alnum`): what `bench/tune_segment.py --data reuters --seed 0 --theta0 32 --fix
+    # pass_weight=2 --fix pass_theta=-8 --fix suffix_stems=100` printed (theta0 32 as chosen by the earlier
+    # per-theta0 runs, devtest .8978, .9018, .9037, .9011 for 16, 24, 32, 48; λ_p, θ_p as the earlier full pass
+    # search chose them; devtest boundary F1 on 300 context documents .9339 with bound suffixes, σ 0.15; .9080
+    # with one re-estimation pass alone, .9037 without).
+    "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0,
+                              suffix=0.15, suffix_stems=100),
     # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0 --fix
     # kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix
     # pass_theta=-16 --fix pass_bigram=0.8` printed (devtest word F1 .7830 on 49 PKU pseudo-documents with the
@@ -160,11 +175,11 @@ class BranchingModel:
 
     def set_final(self, weight: float, theta: float, autonomy: float | None = None, passes: int | None = None,
                   pass_weight: float | None = None, pass_theta: float | None = None, pass_mix: float | None = None,
-                  pass_bigram: float | None = None, pass_pair: float | None = None,
-                  progress: Progress | None = None) -> None:
-        """Set λ, θ (ν, if the model was built with ν ≠ 0) and the re-estimation passes without repeating
-        self-training (they play no part in it): the stored parameters and the word scores the search reads. The
-        passes run again (from the self-training counts) only when their settings or ν change."""
+                  pass_bigram: float | None = None, pass_pair: float | None = None, suffix: float | None = None,
+                  suffix_stems: int | None = None, progress: Progress | None = None) -> None:
+        """Set λ, θ (ν, if the model was built with ν ≠ 0) and the re-estimation passes (and their suffixes) without
+        repeating self-training (they play no part in it): the stored parameters and the word scores the search
+        reads. The passes run again (from the self-training counts) only when their settings or ν change."""
         nu = self.params.autonomy if autonomy is None else autonomy
         if nu and not self.has_autonomy:
             raise ValueError("the autonomy table is built only when the model is built with autonomy != 0")
@@ -175,7 +190,9 @@ class BranchingModel:
                               pass_theta=before.pass_theta if pass_theta is None else pass_theta,
                               pass_mix=before.pass_mix if pass_mix is None else pass_mix,
                               pass_bigram=before.pass_bigram if pass_bigram is None else pass_bigram,
-                              pass_pair=before.pass_pair if pass_pair is None else pass_pair)
+                              pass_pair=before.pass_pair if pass_pair is None else pass_pair,
+                              suffix=before.suffix if suffix is None else suffix,
+                              suffix_stems=before.suffix_stems if suffix_stems is None else suffix_stems)
         if self.reestimated is None or _pass_settings(before) != _pass_settings(self.params):
             self.reestimated = self._reestimate(progress or Silent())
         self._set_values(*self.reestimated)
@@ -191,6 +208,9 @@ class BranchingModel:
             log_p, unknown = self._word_values(counts, words)
             found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
                                                        pair=p.pass_pair)
+            if p.suffix > 0:
+                found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
+                                                           pair=p.pass_pair, bound=self.bound_suffixes(sequence))
             counts = (1 - p.pass_mix) * self.trained[0] * (total / max(self.trained[1], 1)) + p.pass_mix * found
             words = total
             progress.finish()
@@ -201,6 +221,21 @@ class BranchingModel:
                                                  sequence)
             progress.finish()
         return counts, words
+
+    def bound_suffixes(self, sequence: np.ndarray) -> np.ndarray:
+        """Per word id (as `_count_words` numbers them), whether it is a bound suffix of the segmentation
+        `sequence` (module docstring, step 4)."""
+        size = int(self.type_count.sum()) + 1
+        return bound_suffixes(sequence, self.type_strings, size, self.params.suffix, self.params.suffix_stems)
+
+    def type_strings(self, ids: np.ndarray) -> list[bytes]:
+        """The token string of each word id (offset[c] + L − lbl[c] − 1), as the bytes of its token ids."""
+        index = self.index
+        c = np.searchsorted(self.type_offset, ids, side="right") - 1  # classes with no types share an offset
+        lengths = ids - self.type_offset[c] + index.cls_lbl[c] + 1
+        starts = np.asarray(index.sa)[index.cls_i[c]]
+        tokens = np.asarray(index.tokens)
+        return [tokens[a:a + n].tobytes() for a, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
 
     def _word_values(self, counts: np.ndarray, words: int) -> tuple[np.ndarray, float]:
         """Word values log P(w) + ν · a(w) · |w| from word counts (−inf for a string that is no word), and the
@@ -235,19 +270,21 @@ class BranchingModel:
         return counts, words
 
     def _count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float, progress: Progress,
-                     discount: float = 0.0, previous: np.ndarray | None = None, pair: float = 0.0
-                     ) -> tuple[np.ndarray, int, np.ndarray]:
+                     discount: float = 0.0, previous: np.ndarray | None = None, pair: float = 0.0,
+                     bound: np.ndarray | None = None) -> tuple[np.ndarray, int, np.ndarray]:
         """Segment every document with word values `values` (per (class, length)) — in the context of the word
         pairs of the `previous` segmentation's word ids when discount > 0 (step 5), with the bonus `pair` for a
-        two-character word otherwise (step 4) — count the words of the
-        segmentation per (class, length) and in all, and return its word ids in order (−1 before each document, as
-        `_count_chunk` writes them)."""
+        two-character word otherwise (step 4) — attach the words marked in `bound` (per word id) to the word before
+        them (step 4), count the words of the segmentation per (class, length) and in all, and return its word ids
+        in order (−1 before each document, as `_count_chunk` writes them)."""
         index, rev = self.index, self.branching.reverse
         size = int(self.type_count.sum())
         counts = np.zeros(size, dtype=np.float64)
         on = discount > 0 and previous is not None
         keys, pair_counts, context, types = bigram_counts(previous, size + 1) if on and previous is not None else (
             np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
+        attach = bound is not None
+        bound = np.zeros(size + 1, dtype=np.bool_) if bound is None else bound
         sequences = []
         words = 0
         starts = index.doc_start.astype(np.int64)
@@ -262,7 +299,8 @@ class BranchingModel:
                                  self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
                                  self.branching.mean, self.bonus, bool(self.params.runs), values, unknown,
                                  weight, theta, self.max_len, index.cls_lbl, self.type_offset, counts,
-                                 discount if on else 0.0, keys, pair_counts, context, types, pair, sequence)
+                                 discount if on else 0.0, keys, pair_counts, context, types, pair, attach,
+                                 bound, sequence)
             words += found
             sequences.append(sequence[:found + e - d])
             progress.advance(int(lengths[d:e].sum()))
@@ -295,8 +333,11 @@ class BranchingModel:
 
 
 def _pass_settings(p: BranchingParams) -> tuple[float, ...]:
-    """What the re-estimated counts depend on besides self-training (with the bigram pass: the final λ, θ too)."""
-    passes = (p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy, p.pass_pair) if p.passes else (0,)
+    """What the re-estimated counts depend on besides self-training (with the bigram pass: the final λ, θ too; m only
+    when suffixes are attached)."""
+    suffixes = (p.suffix, p.suffix_stems) if p.suffix else (0,)
+    passes = ((p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy, p.pass_pair, *suffixes) if p.passes
+              else (0,))
     return (*passes, p.pass_bigram, p.weight, p.theta, p.autonomy) if p.pass_bigram else passes
 
 
@@ -309,6 +350,31 @@ def bigram_counts(sequence: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarr
     context = np.bincount(left[both], minlength=size).astype(np.float64)
     types = np.bincount(keys // size, minlength=size).astype(np.float64)
     return keys, pair_counts.astype(np.float64), context, types
+
+
+def bound_suffixes(sequence: np.ndarray, strings: Callable[[np.ndarray], list[bytes]], size: int, share: float,
+                   stems: int) -> np.ndarray:
+    """Which word ids of a segmentation (word ids in order, −1 where a document starts, size − 1 for a word that is
+    no class) are bound suffixes: x follows at least `stems` distinct words v, and for at least a share `share` of
+    them the concatenation vx is a word of the segmentation too. `strings` gives each id's token string."""
+    left, right = sequence[:-1], sequence[1:]
+    both = (left >= 0) & (right >= 0) & (left < size - 1) & (right < size - 1)
+    pairs = np.unique(left[both] * size + right[both])
+    v, x = pairs // size, pairs % size
+    preds = np.bincount(x, minlength=size)
+    out = np.zeros(size, dtype=np.bool_)
+    wanted = np.flatnonzero(preds >= max(stems, 1))
+    if len(wanted) == 0:
+        return out
+    ids = np.unique(sequence[(sequence >= 0) & (sequence < size - 1)])
+    names = dict(zip(ids.tolist(), strings(ids), strict=True))
+    words = set(names.values())
+    keep = np.isin(x, wanted)
+    hits = np.zeros(size, dtype=np.int64)
+    for a, b in zip(v[keep].tolist(), x[keep].tolist(), strict=True):
+        hits[b] += names[a] + names[b] in words
+    out[wanted] = hits[wanted] >= share * preds[wanted]
+    return out
 
 
 def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
@@ -338,10 +404,11 @@ def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbra
 @nb.njit(cache=True)
 def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, bonus,  # type: ignore[no-untyped-def]
                  runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts, discount, keys, pair_counts,
-                 context, types, pair, sequence):
+                 context, types, pair, attach, bound, sequence):
     """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
     `WordScores`, step 1; with the word pairs `keys`.. when discount > 0, step 5; else plus `pair` for a word of
-    two characters, step 4); counts the chosen words per
+    two characters, step 4), the words marked in `bound` attached to the word before them when `attach`
+    (attach_suffixes, step 4); counts the chosen words per
     (class, length) into `counts`, returns how many. `sequence` gets the words' ids (offset[c] + L − lbl[c] − 1,
     len(counts) for a word that is no class), −1 before each document."""
     size = len(counts) + 1
@@ -375,6 +442,8 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch
             back = np.zeros(n + 1, dtype=np.int64)
             _forward(scores, back)
             cuts = _cuts(back, n)
+        if attach:
+            cuts = attach_suffixes(cuts, n, f, effective_classes(classes[s:s + n]), bound, lbl, offset, max_len)
         sequence[at] = -1
         at += 1
         prev = 0
@@ -413,3 +482,23 @@ def add_pair_bonus(scores, char_len, classes, pair):  # type: ignore[no-untyped-
 def _unspaced(c):  # type: ignore[no-untyped-def]
     """Whether character class c is a script written without spaces (entropy.UNSPACED)."""
     return c == HAN or c == HIRAGANA or c == KATAKANA or c == HANGUL
+
+
+@nb.njit(cache=True)
+def attach_suffixes(cuts, n, f, classes, bound, lbl, offset, max_len):  # type: ignore[no-untyped-def]
+    """The cuts of a segmentation of n tokens (candidates `f`, effective character classes `classes`) without each
+    cut before a word whose id is marked in `bound` where the word before it (itself possibly grown so) ends in the
+    class the word starts with and their concatenation is a candidate of at most max_len tokens: the suffix joins
+    its stem (step 4)."""
+    keep = np.ones(len(cuts), dtype=np.bool_)
+    first = 0  # where the word before the cut starts
+    for k in range(len(cuts)):
+        cut = cuts[k]
+        end = cuts[k + 1] if k + 1 < len(cuts) else n
+        c = f[cut, end - cut - 1]
+        if c >= 0 and bound[offset[c] + end - cut - lbl[c] - 1] and end - first <= max_len \
+                and classes[cut - 1] == classes[cut] and f[first, end - first - 1] >= 0:
+            keep[k] = False
+        else:
+            first = cut
+    return cuts[keep]

@@ -48,7 +48,7 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "s
     for key, value in options.items():
         if key not in params:
             raise InputError(f"the {scorer.value} scorer has no parameter {key!r}", "it takes " + ", ".join(params))
-        params[key] = int(value) if key in ("window", "passes", "runs") else float(value)
+        params[key] = int(value) if key in ("window", "passes", "runs", "suffix_stems") else float(value)
     if params.get("window", 1) < 1:
         raise InputError("window must be at least 1")
     if params.get("passes", 0) < 0:
@@ -57,6 +57,8 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "s
         raise InputError("pass_mix must be between 0 and 1")
     if not 0 <= params.get("pass_bigram", 0) <= 1:
         raise InputError("pass_bigram must be between 0 and 1")
+    if not 0 <= params.get("suffix", 0) <= 1:
+        raise InputError("suffix must be between 0 and 1")
     return params
 
 
