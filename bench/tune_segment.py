@@ -73,7 +73,8 @@ search. A grid without a key leaves it at the `spaced` default."""
 PASS_GRIDS: dict[str, dict[str, list[float]]] = {
     "reuters": {"passes": [1], "pass_weight": [1.0, 2.0], "pass_theta": [-8.0, -4.0, 0.0], "pass_mix": [1.0],
                 "pass_bigram": [0.0], "pass_pair": [0.0], "suffix": [0.0, 0.1, 0.15, 0.2, 0.3],
-                "suffix_stems": [50.0, 100.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0], "theta": [-8.0, -4.0, 0.0]},
+                "suffix_stems": [50.0, 100.0], "autonomy": [0.0], "weight": [1.0, 2.0, 4.0],
+                "theta": [-8.0, -4.0, 0.0]},
     "pku": {"passes": [1, 2], "pass_weight": [0.5, 1.0, 2.0, 4.0], "pass_theta": [-24.0, -16.0, -8.0],
             "pass_mix": [1.0], "pass_bigram": [0.0, 0.8], "pass_pair": [0.0, 4.0, 6.0, 8.0, 10.0, 12.0, 16.0],
             "suffix": [0.0], "suffix_stems": [100.0],
