@@ -1,6 +1,6 @@
 """The build's one-pass kernels (suffix.rank_scan, docfreq.fill_classes) against brute force on random corpora:
 clipped LCP, documents of the ranks, valid trivial classes, and every class <i,j> with LBL, SIL and df_k, in walk
-order."""
+order; long neighbor chains (max_k up to 8) on few documents over two bytes."""
 
 from __future__ import annotations
 
@@ -59,6 +59,22 @@ def test_rank_scan_and_class_walk_match_brute_force(data: st.DataObject, unit: U
                                if max(lcp[w - 1] if w > 0 else 0, lcp[w]) < len(suf[w]))
     classes, df = docfreq.fill_classes(scan.lcp, scan.doc, len(texts), max_k)
     assert len(classes) == len(df) == count_classes(scan.lcp)
+    got = [(int(a), int(b), int(c), int(d), *map(int, row))
+           for a, b, c, d, row in zip(classes.i, classes.j, classes.lbl, classes.sil, df, strict=True)]
+    assert got == _brute_classes(suf, doc, lcp, max_k)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=documents(Unit.byte, max_docs=3, symbols="ab"), max_k=st.integers(2, 8))
+def test_class_walk_long_chains_match_brute_force(texts: list[str], max_k: int) -> None:
+    """Few documents over two bytes: a document's ranks repeat often, so neighbor^k chains run through many frames
+    (the walk derives the frames of neighbor^2.. from per-document minima instead of searching for them)."""
+    ta = tokenize(texts, Unit.byte)
+    sa = suffix_array(ta.tokens, len(texts))
+    suf, doc = _suffixes(ta, sa)
+    lcp = [_common(suf[w], suf[w + 1]) for w in range(len(suf) - 1)] + [0]
+    scan = rank_scan(permuted_lcp(ta.tokens, sa), sa, ta.doc_start, ta.doc_len)
+    classes, df = docfreq.fill_classes(scan.lcp, scan.doc, len(texts), max_k)
     got = [(int(a), int(b), int(c), int(d), *map(int, row))
            for a, b, c, d, row in zip(classes.i, classes.j, classes.lbl, classes.sil, df, strict=True)]
     assert got == _brute_classes(suf, doc, lcp, max_k)

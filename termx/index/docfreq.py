@@ -58,15 +58,18 @@ def _class_walk(lcp, doc, n_docs, kmax, depth, ci, cj, clbl, csil, df):  # type:
     holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL, SIL, df_k = cdf_k - cdf_(k+1))
     and hands its counts to its parent: O(N * k) plus the frames stepped over.
 
-    neighbor^1..neighbor^(kmax-1) of w are the last kmax-1 ranks before w of w's document, kept per document
-    (a few kB: cached, where following the neighbor array was a random load per step). Since
-    neighbor^k[w] <= neighbor^(k-1)[w], the frame for k is at or below the frame for k-1: a downward step from
-    there (usually 0-2 frames) replaces a binary search over the stack."""
+    Only neighbor^1 is searched (a step down the stack from the top). The frame holding an earlier rank q is the
+    lowest the stack came down to since q (frames below that were never popped, the one above was pushed after
+    q), so the frame for neighbor^k is min(frame for neighbor^(k-1), the lowest frame between neighbor^k and
+    neighbor^(k-1)) -- and that lowest frame is what the search found when neighbor^(k-1) was w's document's
+    newest rank. Those minima are kept per document (`low`, a few kB): no search, no branch for k >= 2.
+    Frame 0 (the sentinel, never popped) collects the counts of chains shorter than k."""
     n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)
     st_sil = np.zeros(depth + 1, dtype=np.int32)
     counts = np.zeros((depth + 1, kmax), dtype=np.int32)
-    recent = np.full((n_docs, max(kmax - 1, 1)), -1, dtype=np.int32)  # recent[d, k - 1] = neighbor^k
+    last = np.full(n_docs, -1, dtype=np.int32)  # the newest rank of each document so far: neighbor[w]
+    low = np.zeros((n_docs, max(kmax - 2, 1)), dtype=np.int32)  # low[d, k - 2]: frame between neighbor^k, ^(k-1)
     st_sil[0] = -1
     sp = 0
     m = 0
@@ -79,18 +82,23 @@ def _class_walk(lcp, doc, n_docs, kmax, depth, ci, cj, clbl, csil, df):  # type:
             counts[sp, :] = 0
         counts[sp, 0] += 1  # neighbor^0[w] = w lies in the top frame
         d = doc[w]
-        f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
-        for k in range(1, kmax):
-            p = recent[d, k - 1]
-            if p < 0:
-                break
+        p = last[d]
+        f = 0
+        if p >= 0:
+            f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
             f -= st_start[f] > p  # most steps are 0 or 1 frame: the first without a branch
             while st_start[f] > p:
                 f -= 1
-            counts[f, k] += 1
-        for k in range(kmax - 2, 0, -1):
-            recent[d, k] = recent[d, k - 1]
-        recent[d, 0] = w
+            counts[f, 1] += 1
+        g = f
+        for k in range(2, kmax):
+            g = min(g, low[d, k - 2])
+            counts[g, k] += 1
+        for k in range(kmax - 3, 0, -1):
+            low[d, k] = low[d, k - 1]
+        if kmax > 2:
+            low[d, 0] = f
+        last[d] = w
         while h < st_sil[sp]:
             i = st_start[sp]
             ci[m] = i
