@@ -65,10 +65,7 @@ from termx.progress import Progress, Silent
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import (
-    HAN,
-    HANGUL,
-    HIRAGANA,
-    KATAKANA,
+    UNSPACED,
     Branching,
     _evidence,
     branching,
@@ -481,7 +478,10 @@ def add_pair_bonus(scores, char_len, classes, pair):  # type: ignore[no-untyped-
 @nb.njit(cache=True)
 def _unspaced(c):  # type: ignore[no-untyped-def]
     """Whether character class c is a script written without spaces (entropy.UNSPACED)."""
-    return c == HAN or c == HIRAGANA or c == KATAKANA or c == HANGUL
+    for u in UNSPACED:
+        if c == u:
+            return True
+    return False
 
 
 @nb.njit(cache=True)
