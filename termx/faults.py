@@ -1,8 +1,9 @@
-"""Named fault points: tests make a build die or pause at a chosen stage through TERMX_FAULT.
+"""Named fault points: tests make a build die, fail or pause at a chosen stage through TERMX_FAULT.
 
-TERMX_FAULT is a comma-separated list of `kill:<point>` (SIGKILL this process, as a crash would) and
-`sleep:<point>:<seconds>`; a triggered point is also written to the file TERMX_FAULT_MARK, if set, so a test
-knows when to act. Unset (always, outside tests) every point is a no-op.
+TERMX_FAULT is a comma-separated list of `kill:<point>` (SIGKILL this process, as a crash would), `fail:<point>`
+(raise FaultInjected there, as a bug or a lost resource would) and `sleep:<point>:<seconds>`; a triggered point
+is also written to the file TERMX_FAULT_MARK, if set, so a test knows when to act. Unset (always, outside
+tests) every point is a no-op.
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ import signal
 import time
 
 
+class FaultInjected(RuntimeError):
+    """Raised by a `fail:<point>` fault: an error no part of termx expects (not a TermxError)."""
+
+
 def fault_point(point: str) -> None:
-    """Die or pause here if TERMX_FAULT names this point."""
+    """Die, fail or pause here if TERMX_FAULT names this point."""
     spec = os.environ.get("TERMX_FAULT")
     if not spec:
         return
@@ -28,5 +33,7 @@ def fault_point(point: str) -> None:
                 f.write(point + "\n")
         if action == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
+        elif action == "fail":
+            raise FaultInjected(f"fault injected at {point}")
         elif action == "sleep":
             time.sleep(float(arg or 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
-from termx.errors import InputError
+from termx.errors import BuildFailed, InputError
 from termx.index.ingest import Document
 from termx.index.sharding import cut_shards, parse_size
 from termx.index.units import Unit
@@ -221,6 +222,47 @@ def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> Non
     assert rows[0] == rows[1] and len(rows[0]) > 0
     for pattern in ("cat", "mat mat", "the"):
         assert find_in_shards(load_shards(engine, on_dask), pattern)[:2] == _sql_stats(engine, one, pattern)
+
+
+def test_a_failed_dask_task_fails_the_build_and_leaves_nothing(engine: Engine,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task that raises (here while COPYing its class rows) ends the build with one BuildFailed line, and the
+    database is as before: the replaced corpus stays whole, the staged rows and tables are gone."""
+    distributed = pytest.importorskip("dask.distributed")
+    from termx.storage.shards import dask_runner
+
+    docs = _docs(["the cat sat", "a cat", "mat mat mat", "the end of the cat"] * 3)
+    groups = [docs[:5], docs[5:9], docs[9:]]
+    name = _name()
+    save_shards(engine, name, groups, Unit.word, KMAX, runner=IN_PROCESS)
+    before = _table_counts(engine)
+    monkeypatch.setenv("TERMX_FAULT", "fail:copy_classes")  # the cluster's workers are threads of this process
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        for append in (False, True):
+            with pytest.raises(BuildFailed) as failed:
+                save_shards(engine, name, groups, Unit.word, KMAX, replace=not append, append=append,
+                            runner=dask_runner(cluster.scheduler_address))
+            assert str(failed.value).startswith("a Dask shard task failed, so the build was abandoned: fault "
+                                                "injected at copy_classes")
+            assert "\n" not in str(failed.value)
+            assert _table_counts(engine) == before
+    assert find_in_shards(load_shards(engine, name), "cat")[:2] == _sql_stats(engine, name, "cat") == (9, [9, 0, 0])
+
+
+def test_a_dask_address_is_checked_before_anything_is_staged(engine: Engine) -> None:
+    pytest.importorskip("dask.distributed")
+    from termx.storage.shards import dask_runner
+
+    with pytest.raises(InputError, match="not a scheduler address"):
+        dask_runner("scheduler-without-port")
+    with socket.socket() as s:  # a port nothing listens on once this socket is closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.perf_counter()
+    with pytest.raises(BuildFailed, match=f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}"):
+        dask_runner(f"tcp://127.0.0.1:{port}")
+    assert time.perf_counter() - t0 < 10  # refused at once, not after the client's retries
 
 
 def test_readers_during_append_see_the_old_corpus_then_the_new(engine: Engine, database_url: str,

@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import os
 import resource
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
@@ -27,7 +28,15 @@ import psycopg
 from sqlalchemy.engine import Engine
 
 from termx.choices import DEFAULT_REP_CAP
-from termx.errors import BuildFailed, CorpusExists, CorpusInUse, CorpusNotFound, InputError, TermxError
+from termx.errors import (
+    BuildFailed,
+    CorpusExists,
+    CorpusInUse,
+    CorpusNotFound,
+    InputError,
+    MissingDependency,
+    TermxError,
+)
 from termx.faults import fault_point
 from termx.index.build import build_shard
 from termx.index.ingest import Document
@@ -88,6 +97,7 @@ def build_and_store(task: ShardTask) -> ShardResult:
 
 
 Runner = Callable[[list[ShardTask]], Iterator[ShardResult]]
+SCHEDULER_PROBE_SECONDS = 5.0
 
 
 def pool_runner(workers: int | None = None) -> Runner:
@@ -117,28 +127,59 @@ def pool_runner(workers: int | None = None) -> Runner:
 
 def dask_runner(address: str) -> Runner:
     """Run shard tasks on the Dask cluster whose scheduler is at `address` (each worker needs the input's
-    documents — they travel with the task — termx installed, and a route to the PostgreSQL server)."""
+    documents — they travel with the task — termx installed, and a route to the PostgreSQL server).
+
+    The address is checked here, before anything is staged: a malformed one is an InputError, a scheduler that
+    does not answer a BuildFailed, at once rather than after the client's 30 s of retries."""
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise MissingDependency("`dask` needs Dask distributed", "pip install 'termx[dask]'",
+                                params=("dask",)) from None
+    _check_scheduler(address)
 
     def run(tasks: list[ShardTask]) -> Iterator[ShardResult]:
         try:
-            from dask.distributed import Client, as_completed
-        except ImportError:
-            raise InputError("`dask` needs Dask distributed", "pip install 'termx[dask]'", params=("dask",)) from None
-        try:
             client = Client(address, timeout=30)
-        except OSError as exc:
-            raise BuildFailed(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise BuildFailed(f"cannot reach the Dask scheduler at {address}: {_first_line(exc)}") from None
         try:
             futures = client.map(build_and_store, tasks, pure=False, retries=0)
             try:
                 for f in as_completed(futures):
                     yield f.result()
+            except TermxError:
+                raise
+            except Exception as exc:  # whatever a task raised, or the cluster's own failure (KilledWorker, ...)
+                raise BuildFailed(f"a Dask shard task failed, so the build was abandoned: {_first_line(exc)}",
+                                  "nothing of it was stored") from None
             finally:
                 client.cancel(futures)
         finally:
             client.close()
 
     return run
+
+
+def _check_scheduler(address: str) -> None:
+    """InputError unless `address` is a Dask address with a port; BuildFailed if a TCP scheduler there does not
+    accept a connection within SCHEDULER_PROBE_SECONDS."""
+    from distributed.comm import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme not in ("tcp", "tls"):
+            return  # inproc:// (a cluster in this process), ucx:// ...: the client reports these itself
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        raise InputError(f"`dask` {address!r} is not a scheduler address: {_first_line(exc)}",
+                         "give it as tcp://HOST:PORT (the scheduler listens on 8786 by default)",
+                         params=("dask",)) from None
+    try:
+        socket.create_connection((host, port), timeout=SCHEDULER_PROBE_SECONDS).close()
+    except OSError as exc:
+        raise BuildFailed(f"cannot reach the Dask scheduler at {address}: {exc.strerror or _first_line(exc)}",
+                          "start one with `dask scheduler`, or check the address") from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -210,6 +251,8 @@ def _guarded(results: Iterable[ShardResult]) -> Iterator[ShardResult]:
     """Shard results, with any worker failure turned into one BuildFailed line."""
     try:
         yield from results
+    except BuildFailed:
+        raise
     except TermxError as exc:
         raise BuildFailed(f"a shard failed, so the build was abandoned: {exc}") from None
     except BrokenProcessPool:
@@ -217,11 +260,6 @@ def _guarded(results: Iterable[ShardResult]) -> Iterator[ShardResult]:
                           "nothing of it was stored; try fewer --workers or a smaller --shard-size") from None
     except (psycopg.Error, OSError, MemoryError) as exc:
         raise BuildFailed(f"a shard failed, so the build was abandoned: {_first_line(exc)}") from None
-    except Exception as exc:  # a Dask task failure arrives as the task's exception, or the cluster's
-        if type(exc).__module__.split(".")[0] in ("distributed", "dask"):
-            raise BuildFailed(f"a Dask shard task failed, so the build was abandoned: {_first_line(exc)}") \
-                from None
-        raise
 
 
 def _target(conn: psycopg.Connection, name: str, unit: Unit, max_k: int, rep_cap: int, replace: bool,
