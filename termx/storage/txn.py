@@ -115,8 +115,9 @@ def index_partition_table(conns: Sequence[psycopg.Connection], shard_id: int) ->
         jobs = [jobs[0] + jobs[1]]
 
     def build(conn: psycopg.Connection, statements: list[sql.Composed]) -> None:
+        # maintenance_work_mem is the server's: 1GB per build sorted no faster on 2 cores (docs/scale-out.md) and
+        # asked the server for a gigabyte per concurrent shard
         with conn.transaction():
-            conn.execute("SET LOCAL maintenance_work_mem = '1GB'")  # sort in memory: several times faster
             for statement in statements:
                 conn.execute(statement)
 
