@@ -10,7 +10,9 @@ their kernels loaded) before the clock starts: wall seconds of all shards' build
 divsufsort + kasai of the whole text in the same run.
 With --load: one shard's class rows stored by termx (store._copy_classes over store.STORE_CONNECTIONS connections,
 as a one-shard build does, and over one, as a shard worker does) vs a plain `COPY ... FROM STDIN (FORMAT binary)`
-of the same bytes (class_rows, written to a file first) into an identical unindexed table, alternating, best of 2.
+of the same bytes (class_rows, written to a file first) into an identical unindexed table, alternating, best of 2;
+and the floor of a one-shard end-to-end rate: the in-memory build plus PostgreSQL's plain COPY and CREATE INDEX of
+those rows (no termx code in the database part), against one real `termx index` in the same run.
 With --terms: `terms --top 1000` on the 16-shard vs the 1-shard build (first call, which computes, sums and
 stores the candidates, and the warm query), and the overlap of the two top-1,000 lists.
 With --growth MB [MB ...]: synthetic corpora of those sizes (documents drawn from the real ones with a seed, their
@@ -101,7 +103,11 @@ def raw_whole(docs: list) -> float:  # type: ignore[type-arg]
 
 def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # type: ignore[type-arg]
     """Our class load of one shard (STORE_CONNECTIONS connections, and one) vs a plain binary COPY of the same
-    bytes into an identical unindexed table; seconds are the best of `repeats`, alternating."""
+    bytes into an identical unindexed table; seconds are the best of `repeats`, alternating. Then the floor of a
+    one-shard `termx index`: the in-memory build plus what PostgreSQL alone takes for the class rows (the best
+    plain COPY — one stream, or two halves on two connections at once — then CREATE INDEX (rep, sil) and (i, j)
+    and ANALYZE, at once on two connections or one after the other, whichever is faster), no termx code in the
+    database part; next to it one real `termx index` of the same documents into the same server."""
     from psycopg import sql
 
     from termx.index.units import token_strings
@@ -111,39 +117,79 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
     from termx.storage.store import STORE_CONNECTIONS, _copy_classes
 
     engine = get_engine(db)
-    shard = build_shard(docs, Unit.byte)
+    build_shard(docs[:1], Unit.byte)  # compile (or load) the kernels first
+    t0 = time.perf_counter()
+    shard = build_shard(docs, Unit.byte, ngram_filter=False)  # as a one-shard termx index builds it
+    build_s = time.perf_counter() - t0
     c = shard.classes
     shard_id = 2_000_000_000  # a table name no shard has (termx.class_<id>), dropped after each load
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
+    text_mb = sum(len(d.text.encode()) for d in docs) / 1e6
     with tempfile.TemporaryDirectory() as tmp:
-        stream = Path(tmp) / "classes.copy"
-        with stream.open("wb") as f:
-            for data, _ in class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens,
-                                      blob, offsets, joiner, 100):
-                f.write(data)
+        cuts = {"whole": [(0, len(c))], "halves": [(0, len(c) // 2), (len(c) // 2, len(c))]}
+        streams: dict[str, list[Path]] = {}
+        for how, parts in cuts.items():
+            streams[how] = []
+            for k, (lo, hi) in enumerate(parts):
+                path = Path(tmp) / f"classes.{how}.{k}.copy"
+                with path.open("wb") as f:
+                    for data, _ in class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi],
+                                              shard.df[lo:hi], shard.sa, shard.tokens.tokens, blob, offsets,
+                                              joiner, 100):
+                        f.write(data)
+                streams[how].append(path)
         best: dict[str, float] = {}
         with contextlib.ExitStack() as stack:
-            conns = [stack.enter_context(txn.connection(engine)) for _ in range(max(STORE_CONNECTIONS, 1))]
+            conns = [stack.enter_context(txn.connection(engine)) for _ in range(2)]
             part = txn.class_partition(shard_id)
+
+            def plain(paths: list[Path]) -> None:
+                def one(conn: object, path: Path) -> None:
+                    with conn.transaction(), path.open("rb") as f, conn.cursor().copy(  # type: ignore[attr-defined]
+                            sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
+                        while data := f.read(8 << 20):
+                            copy.write(data)
+                txn.in_parallel(conns, [lambda conn, p=p: one(conn, p) for p in paths])
+
+            indexes = [sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part),
+                       sql.SQL("CREATE INDEX ON {} (i, j)").format(part), sql.SQL("ANALYZE {}").format(part)]
             for _ in range(repeats):
-                for how in ("plain_copy", f"termx_{STORE_CONNECTIONS}_connections", "termx_1_connection"):
+                for how in ("plain_copy", "plain_copy_halves", f"termx_{STORE_CONNECTIONS}_connections",
+                            "termx_1_connection"):
                     conns[0].execute(sql.SQL("CREATE TABLE {} (LIKE termx.class INCLUDING ALL)").format(part))
                     t0 = time.perf_counter()
-                    if how == "plain_copy":
-                        with conns[0].transaction(), stream.open("rb") as f, conns[0].cursor().copy(
-                                sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
-                            while data := f.read(8 << 20):
-                                copy.write(data)
+                    if how.startswith("plain"):
+                        plain(streams["halves" if how.endswith("halves") else "whole"])
                     else:
                         n = STORE_CONNECTIONS if how != "termx_1_connection" else 1
                         _copy_classes(conns[:n], shard_id, shard, 100, lambda _: None)
                     best[how] = min(best.get(how, float("inf")), time.perf_counter() - t0)
+                    if how == "plain_copy":  # the indexes on the plain table: both at once, then one by one
+                        for label, jobs in (("plain_indexes_at_once", [indexes[:1], indexes[1:]]),
+                                            ("plain_indexes_in_turn", [indexes])):
+                            for statement in (sql.SQL("DROP INDEX IF EXISTS {}").format(
+                                    sql.Identifier("termx", f"class_{shard_id}_{cols}_idx"))
+                                    for cols in ("rep_sil", "i_j")):
+                                conns[0].execute(statement)
+                            t0 = time.perf_counter()
+                            txn.in_parallel(conns, [lambda conn, js=js: [conn.execute(q) for q in js]
+                                                    for js in jobs])
+                            best[label] = min(best.get(label, float("inf")), time.perf_counter() - t0)
                     conns[0].execute(sql.SQL("DROP TABLE {}").format(part))
     out = {f"{k}_s": round(v, 2) for k, v in best.items()}
     for how in best:
-        if how != "plain_copy":
+        if how.startswith("termx"):
             out[f"{how}_rate_vs_plain"] = round(best["plain_copy"] / best[how], 3)
-    return {"classes": len(c), **out}
+    database = min(best["plain_copy"], best["plain_copy_halves"]) + min(best["plain_indexes_at_once"],
+                                                                        best["plain_indexes_in_turn"])
+    with tempfile.TemporaryDirectory() as tmp:
+        jsonl = Path(tmp) / "input.jsonl"
+        jsonl.write_text("".join(json.dumps({"id": d.name, "text": d.text}) + "\n" for d in docs), encoding="utf-8")
+        wall, _ = index_run(db, jsonl, "bench_shards_load", int(text_mb * 1e6) + 1, 1)
+    return {"classes": len(c), "text_mb": round(text_mb, 1), **out, "build_s": round(build_s, 2),
+            "floor_s": round(build_s + database, 2), "floor_mb_per_s": round(text_mb / (build_s + database), 2),
+            "termx_index_s": round(wall, 2), "termx_index_mb_per_s": round(text_mb / wall, 2),
+            "load_average": round(os.getloadavg()[0], 2)}
 
 
 def index_run(db: str, jsonl: Path, corpus: str, shard_size: int, workers: int) -> tuple[float, int]:
@@ -328,7 +374,8 @@ def main() -> None:
     ap.add_argument("--growth", type=float, nargs="*", default=[],
                     help="only measure growth: synthetic corpora of these sizes (MB), fixed shard size, 2 workers")
     ap.add_argument("--load", action="store_true",
-                    help="only compare termx's class load of one shard with a plain binary COPY of the same rows")
+                    help="only compare termx's class load of one shard with a plain binary COPY of the same rows,"
+                         " and the one-shard end-to-end rate with its floor (build + plain COPY + CREATE INDEX)")
     ap.add_argument("--growth-shard-size", type=float, default=20.0, help="MB per shard with --growth")
     args = ap.parse_args()
     docs = load_documents(args.mb)
