@@ -98,6 +98,7 @@ def build_and_store(task: ShardTask) -> ShardResult:
 
 Runner = Callable[[list[ShardTask]], Iterator[ShardResult]]
 SCHEDULER_PROBE_SECONDS = 5.0
+DASK_TASKS_PER_WORKER = 2  # one building, one with its documents already on the worker
 
 
 def pool_runner(workers: int | None = None) -> Runner:
@@ -130,7 +131,10 @@ def dask_runner(address: str) -> Runner:
     documents — they travel with the task — termx installed, and a route to the PostgreSQL server).
 
     The address is checked here, before anything is staged: a malformed one is an InputError, a scheduler that
-    does not answer a BuildFailed, at once rather than after the client's 30 s of retries."""
+    does not answer a BuildFailed, at once rather than after the client's 30 s of retries. A shard's documents
+    go from this process straight to a worker (scattered, never through the scheduler's task graph), and at
+    most DASK_TASKS_PER_WORKER tasks per worker are out at a time, so no process of the cluster holds more than
+    a few shards of the input."""
     try:
         from dask.distributed import Client, as_completed
     except ImportError:
@@ -143,19 +147,30 @@ def dask_runner(address: str) -> Runner:
             client = Client(address, timeout=30)
         except (OSError, ValueError) as exc:
             raise BuildFailed(f"cannot reach the Dask scheduler at {address}: {_first_line(exc)}") from None
+        waiting = tasks[::-1]
+        futures = []
+        done = as_completed()
+
+        def submit() -> None:
+            data = client.scatter(waiting.pop(), hash=False)
+            futures.append(client.submit(build_and_store, data, pure=False, retries=0))
+            done.add(futures[-1])
+
         try:
-            futures = client.map(build_and_store, tasks, pure=False, retries=0)
-            try:
-                for f in as_completed(futures):
-                    yield f.result()
-            except TermxError:
-                raise
-            except Exception as exc:  # whatever a task raised, or the cluster's own failure (KilledWorker, ...)
-                raise BuildFailed(f"a Dask shard task failed, so the build was abandoned: {_first_line(exc)}",
-                                  "nothing of it was stored") from None
-            finally:
-                client.cancel(futures)
+            for _ in range(DASK_TASKS_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))):
+                if waiting:
+                    submit()
+            for f in done:
+                yield f.result()
+                if waiting:
+                    submit()
+        except TermxError:
+            raise
+        except Exception as exc:  # whatever a task raised, or the cluster's own failure (KilledWorker, ...)
+            raise BuildFailed(f"a Dask shard task failed, so the build was abandoned: {_first_line(exc)}",
+                              "nothing of it was stored") from None
         finally:
+            client.cancel(futures)
             client.close()
 
     return run
