@@ -208,10 +208,10 @@ def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> Non
 
     texts = ["the cat sat", "a cat", "mat mat mat", "the end of the cat"] * 3
     docs = _docs(texts)
-    groups = [docs[:5], docs[5:9], docs[9:]]
+    groups = [docs[:5], docs[5:7], docs[7:8], docs[8:9], docs[9:11], docs[11:]]  # more than the 2 tasks a worker gets
     one, on_dask = _name(), _name()
     save_shards(engine, one, groups, Unit.word, KMAX, runner=IN_PROCESS)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         save_shards(engine, on_dask, groups, Unit.word, KMAX, runner=dask_runner(cluster.scheduler_address))
     with engine.connect() as conn:
