@@ -61,10 +61,26 @@ def decode(data: bytes, where: str, offset: int = 0) -> str:
 
 def split_lines(text: str) -> list[str]:
     """Lines of `text`: split at `\\n` only, a trailing `\\r` removed, no empty last line after a final newline."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return list(iter_lines(text))
+
+
+LINE_BLOCK = 1 << 20  # characters split at a time by iter_lines
+
+
+def iter_lines(text: str, block: int = LINE_BLOCK) -> Iterator[str]:
+    """split_lines one block of about `block` characters at a time (whole lines; str.split does the work), so a
+    reader of a large file never holds a list of all its lines beside the text."""
+    start, n = 0, len(text)
+    while start < n:
+        cut = n
+        if start + block < n:  # up to the last newline of the block, or the end of a line longer than it
+            cut = text.rfind("\n", start, start + block) + 1 or text.find("\n", start + block) + 1 or n
+        lines = text[start:cut].split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            yield line.removesuffix("\r")
+        start = cut
 
 
 def read_text(source: str | Path) -> str:

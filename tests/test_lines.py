@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from termx.errors import InputError
 from termx.evaluation.inputs import read_records
 from termx.index.ingest import InputMode, read_documents
-from termx.lines import _batches, parse_json_line, read_lines, split_lines, stream_lines
+from termx.lines import _batches, iter_lines, parse_json_line, read_lines, split_lines, stream_lines
 
 # Characters str.splitlines() breaks at although they are ordinary text inside a line.
 NOT_LINE_ENDS = "\u2028\u2029\u0085\x0c\x0b\x1c\x1d\x1e"
@@ -35,6 +35,16 @@ def test_split_lines_round_trip(lines: list[str], crlf: bool) -> None:
     lines = [line.rstrip("\r") for line in lines]
     end = "\r\n" if crlf else "\n"
     assert split_lines("".join(line + end for line in lines)) == lines
+
+
+@given(st.text(alphabet="ab\r\n\u2028"), st.integers(min_value=1, max_value=9))
+def test_iter_lines_in_blocks_is_the_split_at_newline(text: str, block: int) -> None:
+    """Lines come a block at a time (a line may be longer than a block, a block may end anywhere): the same lines
+    as splitting the whole text at `\\n`, each losing one trailing `\\r`, no empty line after a final newline."""
+    want = text.split("\n")
+    if want[-1] == "":
+        want.pop()
+    assert list(iter_lines(text, block)) == [line.removesuffix("\r") for line in want]
 
 
 def test_read_lines_file_bom_crlf_and_errors(tmp_path: Path) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from termx.errors import InputError
-from termx.lines import check_nul, parse_json_line, read_bytes, split_lines
+from termx.lines import check_nul, iter_lines, parse_json_line, read_bytes
 
 
 class InputMode(str, Enum):
@@ -56,7 +57,9 @@ def read_documents(paths: list[str], mode: InputMode = InputMode.auto,
     docs: list[Document] = []
     for source, name, data in _sources(paths):
         text = _decode(data, source, on_invalid, report)
+        del data  # one copy of a large file at a time: its text while it is split, then its documents
         docs.extend(_split(text, name, source, _mode_for(source, mode), report))
+        del text
     if not docs:
         raise InputError("no text to index", "the input holds only empty documents")
     seen: set[str] = set()
@@ -90,7 +93,7 @@ def _sources(paths: list[str]) -> Iterator[tuple[str, str, bytes]]:
 
 def _decode(data: bytes, source: str, on_invalid: OnInvalid, report: ReadReport) -> str:
     """UTF-8 text of a file; NUL bytes (binary files) are always rejected."""
-    if not data.strip():
+    if not data or data.isspace():  # (strip() would copy the file)
         raise InputError(f"{source} is empty")
     check_nul(data, source)
     try:
@@ -118,7 +121,7 @@ def _split(text: str, name: str, source: str, mode: InputMode, report: ReadRepor
     if mode is InputMode.paragraphs:
         yield from paragraphs(text, name)
         return
-    for lineno, line in enumerate(split_lines(text), 1):
+    for lineno, line in enumerate(iter_lines(text), 1):
         if not line.strip():
             continue
         if mode is InputMode.lines:
@@ -135,7 +138,7 @@ def paragraphs(text: str, name: str) -> Iterator[Document]:
     """The paragraphs of a text as documents `name:LINE` (LINE: the paragraph's first line, from 1): runs of
     lines that hold something other than white space, joined by newlines."""
     start, block = 0, []
-    for lineno, line in enumerate([*split_lines(text), ""], 1):
+    for lineno, line in enumerate(itertools.chain(iter_lines(text), [""]), 1):
         if line.strip():
             start = start or lineno
             block.append(line)
