@@ -18,7 +18,8 @@ stores the candidates, and the warm query), and the overlap of the two top-1,000
 With --growth MB [MB ...]: synthetic corpora of those sizes (documents drawn from the real ones with a seed, their
 words shuffled, so the text compresses like text; generated here, never stored), each built with a fixed
 --growth-shard-size and 2 workers: wall time per token, the build-without-DB time per token, and the peak RSS of
-every worker, against the first (smallest) size.
+every worker, against the first (smallest) size; and the same documents through `termx index` of a JSON-lines file
+(wall time, and the peak RSS of the coordinating process, which holds the whole input).
 
     python bench/bench_shards.py --db postgresql://postgres@127.0.0.1:5432/termx_bench [--mb 23.5] [--shards 1 4 8 16]
     python bench/bench_shards.py --db ... --terms
@@ -308,14 +309,39 @@ def growth(db: str, docs: list, sizes_mb: list[float], shard_mb: float) -> None:
         build_tokens = sum(len(d.text.encode()) for g in groups[:2] for d in g)
         build_ns = (time.perf_counter() - t0) / build_tokens * 1e9
         full = [r for r in results if r.shard_no < len(groups) - 1] or results  # the last shard may be short
+        with tempfile.TemporaryDirectory() as tmp:  # the same documents through `termx index` of a JSON-lines file
+            jsonl = Path(tmp) / "input.jsonl"
+            jsonl.write_text("".join(json.dumps({"id": d.name, "text": d.text}) + "\n" for d in corpus),
+                             encoding="utf-8")
+            cli_wall, coordinator = coordinator_run(db, jsonl, "bench_growth", int(shard_mb * 1e6), 2)
+            drop_corpus(engine, "bench_growth")
         row = {"mb": round(tokens / 1e6, 1), "shards": len(groups), "wall_s": round(wall, 1),
                "ns_per_token": round(wall / tokens * 1e9, 1), "build_ns_per_token": round(build_ns, 1),
-               "worker_peak_rss_mb": round(max(r.peak_rss_bytes for r in full) / 1e6)}
+               "worker_peak_rss_mb": round(max(r.peak_rss_bytes for r in full) / 1e6),
+               "termx_index_wall_s": round(cli_wall, 1), "coordinator_peak_rss_mb": round(coordinator / 1e6)}
         first = first or row
         row |= {"ns_per_token_ratio": round(row["ns_per_token"] / first["ns_per_token"], 2),
                 "build_ratio": round(row["build_ns_per_token"] / first["build_ns_per_token"], 2),
                 "rss_ratio": round(row["worker_peak_rss_mb"] / first["worker_peak_rss_mb"], 2)}
         print(json.dumps(row), flush=True)
+
+
+def coordinator_run(db: str, jsonl: Path, corpus: str, shard_size: int, workers: int) -> tuple[float, int]:
+    """(wall seconds, peak RSS bytes of the `termx index` process itself, its workers not counted: the high-water
+    mark VmHWM in /proc, read every 0.1 s until it exits) of one `termx index --replace`."""
+    cmd = [sys.executable, "-m", "termx", "index", str(jsonl), "--corpus", corpus, "--shard-size", str(shard_size),
+           "--workers", str(workers), "--replace", "--quiet", "--db", db]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd)
+    peak = 0
+    status = Path(f"/proc/{proc.pid}/status")
+    while proc.poll() is None:
+        with contextlib.suppress(OSError):
+            hwm = next(line for line in status.read_text().splitlines() if line.startswith("VmHWM:"))
+            peak = max(peak, int(hwm.split()[1]) * 1024)
+        time.sleep(0.1)
+    assert proc.returncode == 0, f"termx index failed: {proc.returncode}"
+    return time.perf_counter() - t0, peak
 
 
 def terms_run(db: str, jsonl: Path, total: int, shards: list[int], repeats: int = 5) -> None:
