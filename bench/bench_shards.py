@@ -39,12 +39,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pydivsufsort
 import sqlalchemy as sa
+from psycopg import sql
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_index import load_documents  # noqa: E402
@@ -109,8 +112,6 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
     plain COPY — one stream, or two halves on two connections at once — then CREATE INDEX (rep, sil) and (i, j)
     and ANALYZE, at once on two connections or one after the other, whichever is faster), no termx code in the
     database part; next to it one real `termx index` of the same documents into the same server."""
-    from psycopg import sql
-
     from termx.index.units import token_strings
     from termx.storage import txn
     from termx.storage.classrows import class_rows
@@ -391,6 +392,8 @@ def main() -> None:
     ap.add_argument("--shards", type=int, nargs="+", default=[1, 4, 8, 16])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--partitions", type=int, default=0,
+                    help="with --stats-only: also measure with this many other (empty) partitions in termx.class")
     ap.add_argument("--stats-only", action="store_true",
                     help="only time termx.stats on the corpora bench_shards_1 and bench_shards_16 of an earlier run")
     ap.add_argument("--worker-sizes", type=float, nargs="*", default=[],
@@ -419,7 +422,7 @@ def main() -> None:
     if not args.stats_only:
         build_all(args, docs, total)
     if args.queries and (args.stats_only or {1, 16} <= set(args.shards)):
-        print(json.dumps(stats_compare(args.db, docs, args.queries)))
+        print(json.dumps(stats_compare(args.db, docs, args.queries, args.partitions)))
 
 
 def build_all(args: argparse.Namespace, docs: list, total: int) -> None:  # type: ignore[type-arg]
@@ -461,10 +464,50 @@ def shard_seconds(db: str, corpus: str) -> float:
     return float(seconds)
 
 
-def stats_compare(db: str, docs: list, queries: int) -> dict[str, float]:  # type: ignore[type-arg]
+@contextlib.contextmanager
+def extra_partitions(db: str, count: int) -> Iterator[None]:
+    """`count` empty partitions of termx.class attached for the duration (shard ids no shard has, so any termx
+    command run meanwhile would purge them as garbage): a database that holds many other corpora's shards."""
+    first = 2_000_000_001
+    with psycopg.connect(db, autocommit=True) as conn:
+        for sid in range(first, first + count):
+            conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.class INCLUDING ALL, CHECK (shard_id = {}))")
+                         .format(sql.Identifier("termx", f"class_{sid}"), sql.Literal(sid)))
+            conn.execute(sql.SQL("ALTER TABLE termx.class ATTACH PARTITION {} FOR VALUES IN ({})")
+                         .format(sql.Identifier("termx", f"class_{sid}"), sql.Literal(sid)))
+        try:
+            yield
+        finally:
+            for sid in range(first, first + count):
+                conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier("termx", f"class_{sid}")))
+
+
+def first_call_ms(db: str, corpus: str, repeats: int = 5) -> float:
+    """Median ms of the first termx.stats of a new connection (what every `termx stats` without the daemon, and
+    every new psql session, pays: the function's statements are planned then)."""
+    times = []
+    for _ in range(repeats):
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute("SELECT 1")
+            t0 = time.perf_counter()
+            conn.execute("SELECT * FROM termx.stats(%s, 'the')", (corpus,)).fetchall()
+            times.append(time.perf_counter() - t0)
+    return round(float(np.median(times)) * 1e3, 1)
+
+
+def stats_compare(db: str, docs: list, queries: int, partitions: int = 0) -> dict[str, float]:  # type: ignore[type-arg]
     """termx.stats p50/p99 on the 16-shard and the 1-shard corpus, for random substrings of 2-12 characters, with
     the shards' n-gram filters and without (each ratio against the 1-shard corpus in the same setting), and how
-    often the filters rule a shard out."""
+    often the filters rule a shard out; with `partitions`, the same with that many other partitions in
+    termx.class, and the first call of a new connection with and without them."""
+    if partitions:
+        out = stats_compare(db, docs, queries)
+        out |= {f"first_call_ms_{k}": first_call_ms(db, f"bench_shards_{k}") for k in (1, 16)}
+        with extra_partitions(db, partitions):
+            out |= {f"first_call_ms_{k}_with_{partitions}_partitions": first_call_ms(db, f"bench_shards_{k}")
+                    for k in (1, 16)}
+            inner = stats_compare(db, docs, queries)
+        return out | {f"{k}_with_{partitions}_partitions": v for k, v in inner.items()}
     rng = random.Random(1)
     patterns: list[str] = []
     while len(patterns) < queries:

@@ -47,6 +47,7 @@ DECLARE
     known boolean;
     use_filter boolean;
     occurs boolean := false;
+    part text;
 BEGIN
     IF corpus IS NULL OR pattern IS NULL THEN
         RETURN;
@@ -97,12 +98,11 @@ BEGIN
 
     -- The shards, with the widths and chunk sizes of their token and suffix arrays. Per shard, one statement (not
     -- one for all shards: a lateral probe of the partitioned termx.class initialises every partition of the
-    -- database at each call, 0.7 ms with 150 partitions) probes its partition of termx.class for the first rep
-    -- >= the pattern (p); where that is not the pattern's class, a second one finds, for the exact path, the
-    -- class of the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep
-    -- sharing most with the pattern is next to it in rep order: p or b (the last rep before the pattern). The
-    -- shard id is a value of the statements, so their generic plans (plan_cache_mode, above: no re-planning per
-    -- call) open that shard's partition only.
+    -- database at each call, 0.7 ms with 150 partitions) probes the shard's class table for the first rep >= the
+    -- pattern (p); where that is not the pattern's class, a second one finds, for the exact path, the class of
+    -- the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep sharing
+    -- most with the pattern is next to it in rep order: p or b (the last rep before the pattern). The other
+    -- statements are planned once per session (plan_cache_mode, above: generic plans, no re-planning per call).
     FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk
              FROM termx.shard s
              CROSS JOIN LATERAL (
@@ -113,12 +113,15 @@ BEGIN
                  FROM termx.index_array x WHERE x.shard_id = s.id AND x.name IN ('tokens', 'sa') AND x.chunk = 0) a
              WHERE s.corpus_id = c.corpus_id AND (only_shard IS NULL OR s.shard_no = only_shard)
              ORDER BY s.shard_no LOOP
-        SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep,
-               k.rep = key OR starts_with(k.rep, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END) AS found
-        INTO p
-        FROM termx.class k
-        WHERE probe AND k.shard_id = z.id AND k.rep >= key COLLATE "C"
-        ORDER BY k.rep, k.sil LIMIT 1;
+        -- Every statement on a shard's classes reads the shard's own table, named from its id (never from input): a
+        -- generic plan over the parent termx.class locks each of its partitions at every call and is re-planned
+        -- when any of them changes, so with a thousand partitions in the database a call took 30-100x longer;
+        -- a statement planned afresh on one table costs about 40 us.
+        part := format('termx.%I', 'class_' || z.id);
+        EXECUTE format($q$SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep,
+                                 k.rep = $2 OR starts_with(k.rep, $3) AS found
+                          FROM %s k WHERE $1 AND k.rep >= $2 COLLATE "C" ORDER BY k.rep, k.sil LIMIT 1$q$, part)
+        INTO p USING probe, key, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END;
         shard_no := z.shard_no;
         documents := c.documents;
         IF p.found IS TRUE THEN
@@ -143,19 +146,18 @@ BEGIN
             RETURN NEXT;
             CONTINUE;
         END IF;
-        SELECT n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep INTO q
-        FROM (SELECT 1) one
-        LEFT JOIN LATERAL (SELECT k.rep FROM termx.class k
-                           WHERE probe AND k.shard_id = z.id AND k.rep < key COLLATE "C"
-                           ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
-        CROSS JOIN LATERAL (SELECT CASE WHEN NOT probe THEN ''
-                                   WHEN char_length(termx._common_prefix(c.unit, key, coalesce(p.rep, '')))
-                                        > char_length(termx._common_prefix(c.unit, key, coalesce(b.rep, '')))
-                                   THEN termx._common_prefix(c.unit, key, p.rep)
-                                   ELSE termx._common_prefix(c.unit, key, coalesce(b.rep, '')) END AS near) n
-        LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM termx.class k
-                           WHERE n.near <> '' AND k.shard_id = z.id AND k.rep >= n.near COLLATE "C"
-                           ORDER BY k.rep, k.sil LIMIT 1) nc ON true;
+        EXECUTE format($q$SELECT n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep
+            FROM (SELECT 1) one
+            LEFT JOIN LATERAL (SELECT k.rep FROM %1$s k WHERE $1 AND k.rep < $2 COLLATE "C"
+                               ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
+            CROSS JOIN LATERAL (SELECT CASE WHEN NOT $1 THEN ''
+                                       WHEN char_length(termx._common_prefix($3, $2, coalesce($4, '')))
+                                            > char_length(termx._common_prefix($3, $2, coalesce(b.rep, '')))
+                                       THEN termx._common_prefix($3, $2, $4)
+                                       ELSE termx._common_prefix($3, $2, coalesce(b.rep, '')) END AS near) n
+            LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM %1$s k WHERE n.near <> '' AND k.rep >= n.near COLLATE "C"
+                               ORDER BY k.rep, k.sil LIMIT 1) nc ON true$q$, part)
+        INTO q USING probe, key, c.unit, p.rep;
         width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
         pat := NULL;
         IF c.unit = 'byte' THEN
@@ -222,8 +224,9 @@ BEGIN
             shortest := NULL; longest := NULL;
         ELSIF last_rank > first_rank THEN  -- a non-trivial class: its row, by primary key
             occurs := true;
-            SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep INTO r FROM termx.class k
-            WHERE k.shard_id = z.id AND k.i = first_rank AND k.j = last_rank;
+            EXECUTE format($q$SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM %s k
+                              WHERE k.i = $1 AND k.j = $2$q$, part)
+            INTO r USING first_rank::integer, last_rank::integer;
             i := r.i; j := r.j; freq := r.freq; df := r.df; lbl := r.lbl; sil := r.sil;
             shortest := termx._pattern_prefix(c.unit, pattern, toks, r.lbl + 1);
             longest := r.rep || CASE WHEN c.unit = 'byte' AND octet_length(r.rep) < least(r.sil, c.rep_cap, 1000)

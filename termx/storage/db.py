@@ -44,9 +44,16 @@ def get_engine(url: str | None = None) -> Engine:
     return engine
 
 
+# Every termx session runs without JIT compilation: PostgreSQL compiles the expressions of each partition a plan
+# holds, so once termx.class has a thousand shards' partitions `sql/most_adaptive.sql` took 21.9 s instead of 2.0 s
+# (docs/scale-out.md), and termx's look-ups and scans gained nothing measurable from it.
+SESSION_OPTIONS = "-c jit=off"
+
+
 def connect_or_explain(target: URL) -> Engine:
     """An engine that has connected once; DatabaseUnavailable with the server's one-line reason otherwise."""
-    engine = sa.create_engine(target, pool_pre_ping=True)
+    options = " ".join(o for o in (target.query.get("options"), SESSION_OPTIONS) if isinstance(o, str))
+    engine = sa.create_engine(target, pool_pre_ping=True, connect_args={"options": options})
     try:
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))

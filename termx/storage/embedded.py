@@ -222,9 +222,10 @@ def _stopped_address(layout: Layout, tcp: bool) -> Postmaster:
 
 
 def psql_command(target: str) -> tuple[list[str], dict[str, str]]:
-    """The bundled psql and its environment for `target` (a URL), with search_path set to termx."""
+    """The bundled psql and its environment for `target` (a URL), with search_path set to termx and JIT off (as in
+    termx's own sessions: termx.storage.db.SESSION_OPTIONS)."""
     layout = _layout()
-    env = dict(os.environ, PGOPTIONS="-c search_path=termx,public")
+    env = dict(os.environ, PGOPTIONS="-c search_path=termx,public -c jit=off")
     return [str(_bin_dir(layout.pgdata) / "psql"), target], env
 
 
