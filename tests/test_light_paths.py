@@ -66,6 +66,17 @@ def test_a_fresh_database_is_migrated_by_get_engine(fresh_url: str) -> None:
         engine.dispose()
 
 
+def test_termx_sessions_run_without_jit_and_keep_the_urls_options(fresh_url: str) -> None:
+    """JIT compiles every partition's scan of a plan (docs/scale-out.md, "Many shards in one database"): termx's
+    sessions turn it off, and options given in the URL still apply."""
+    with_options = sa.engine.make_url(fresh_url).update_query_dict({"options": "-c work_mem=7MB"})
+    for url, work_mem in ((fresh_url, None), (with_options.render_as_string(hide_password=False), "7MB")):
+        with get_engine(url).connect() as conn:
+            assert conn.execute(sa.text("SHOW jit")).scalar() == "off"
+            if work_mem:
+                assert conn.execute(sa.text("SHOW work_mem")).scalar() == work_mem
+
+
 _PROBE = """
 import sys
 from termx.cli import main
