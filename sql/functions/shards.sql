@@ -48,6 +48,9 @@ DECLARE
     use_filter boolean;
     occurs boolean := false;
     part text;
+    hit boolean;
+    prep text;
+    key_prefix text;
 BEGIN
     IF corpus IS NULL OR pattern IS NULL THEN
         RETURN;
@@ -77,6 +80,7 @@ BEGIN
     -- starts with the pattern, it is the pattern's class. Byte reps that begin inside a character start with
     -- U+FFFD, so such patterns take the exact path.
     probe := n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533)));
+    key_prefix := CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END;  -- a rep of the pattern's class starts so
     IF c.unit <> 'byte' THEN  -- token ids are the corpus's, the same in every shard
         SELECT array_agg(v.token_id::bigint ORDER BY t.n) INTO ids
         FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
@@ -118,13 +122,17 @@ BEGIN
         -- when any of them changes, so with a thousand partitions in the database a call took 30-100x longer;
         -- a statement planned afresh on one table costs about 40 us.
         part := format('termx.%I', 'class_' || z.id);
-        EXECUTE format($q$SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep,
-                                 k.rep = $2 OR starts_with(k.rep, $3) AS found
-                          FROM %s k WHERE $1 AND k.rep >= $2 COLLATE "C" ORDER BY k.rep, k.sil LIMIT 1$q$, part)
-        INTO p USING probe, key, CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END;
+        hit := false;
+        prep := NULL;
+        IF probe THEN  -- the statement kept bare: planning it is most of its cost (~30 us)
+            EXECUTE 'SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM ' || part
+                    || ' k WHERE k.rep >= $1 COLLATE "C" ORDER BY k.rep, k.sil LIMIT 1' INTO p USING key;
+            prep := p.rep;
+            hit := p.rep = key OR starts_with(p.rep, key_prefix);
+        END IF;
         shard_no := z.shard_no;
         documents := c.documents;
-        IF p.found IS TRUE THEN
+        IF hit IS TRUE THEN
             occurs := true;
             i := p.i; j := p.j; freq := p.freq; df := p.df; lbl := p.lbl; sil := p.sil;
             shortest := NULL;
@@ -157,7 +165,7 @@ BEGIN
                                        ELSE termx._common_prefix($3, $2, coalesce(b.rep, '')) END AS near) n
             LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM %1$s k WHERE n.near <> '' AND k.rep >= n.near COLLATE "C"
                                ORDER BY k.rep, k.sil LIMIT 1) nc ON true$q$, part)
-        INTO q USING probe, key, c.unit, p.rep;
+        INTO q USING probe, key, c.unit, prep;
         width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
         pat := NULL;
         IF c.unit = 'byte' THEN
