@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -202,6 +203,15 @@ def test_parallel_workers_store_the_same_and_a_killed_worker_leaves_nothing(
     assert find_in_shards(load_shards(engine, par), "the cat")[:2] == _sql_stats(engine, one, "the cat")
 
 
+@pytest.fixture
+def dask_tmp(tmp_path: Path) -> Iterator[None]:
+    """Dask's scratch files (its lock files, spilled data) under the test's tmp_path, not /tmp/dask-scratch-space."""
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"temporary-directory": str(tmp_path)}):
+        yield
+
+
+@pytest.mark.usefixtures("dask_tmp")
 def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> None:
     distributed = pytest.importorskip("dask.distributed")
     from termx.storage.shards import dask_runner
@@ -224,6 +234,7 @@ def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> Non
         assert find_in_shards(load_shards(engine, on_dask), pattern)[:2] == _sql_stats(engine, one, pattern)
 
 
+@pytest.mark.usefixtures("dask_tmp")
 def test_a_failed_dask_task_fails_the_build_and_leaves_nothing(engine: Engine,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A task that raises (here while COPYing its class rows) ends the build with one BuildFailed line, and the
