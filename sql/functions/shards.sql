@@ -80,7 +80,7 @@ BEGIN
     -- starts with the pattern, it is the pattern's class. Byte reps that begin inside a character start with
     -- U+FFFD, so such patterns take the exact path.
     probe := n_tok <= c.rep_cap AND NOT (c.unit = 'byte' AND starts_with(key, chr(65533)));
-    key_prefix := CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END;  -- a rep of the pattern's class starts so
+    key_prefix := CASE WHEN c.unit = 'word' THEN key || ' ' ELSE key END;  -- the class's rep is key or starts so
     IF c.unit <> 'byte' THEN  -- token ids are the corpus's, the same in every shard
         SELECT array_agg(v.token_id::bigint ORDER BY t.n) INTO ids
         FROM unnest(toks) WITH ORDINALITY AS t(tok, n)
