@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
@@ -54,6 +55,7 @@ def connect_or_explain(target: URL) -> Engine:
     """An engine that has connected once; DatabaseUnavailable with the server's one-line reason otherwise."""
     options = " ".join(o for o in (target.query.get("options"), SESSION_OPTIONS) if isinstance(o, str))
     engine = sa.create_engine(target, pool_pre_ping=True, connect_args={"options": options})
+    _revive_embedded_on_failure(engine, target)
     try:
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
@@ -63,6 +65,28 @@ def connect_or_explain(target: URL) -> Engine:
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
                                   "is the server running? check `url` / TERMX_DATABASE_URL", ("url",)) from None
     return engine
+
+
+def _revive_embedded_on_failure(engine: Engine, target: URL) -> None:
+    """On a Unix socket: a connection that fails because the embedded server stopped (a crash restart it could
+    not finish) restarts it, if it is this $TERMX_HOME's and still in use, and connects again
+    (termx.storage.embedded.revive)."""
+    host = target.query.get("host")
+    if not isinstance(host, str) or not host.startswith("/"):
+        return
+
+    @sa.event.listens_for(engine, "do_connect")
+    def connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+        import psycopg
+
+        from termx.storage import embedded
+
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except psycopg.OperationalError:
+            if not embedded.revive(host):
+                raise
+        return dialect.connect(*cargs, **cparams)
 
 
 def _alembic_config(engine: Engine):  # type: ignore[no-untyped-def]
