@@ -47,10 +47,13 @@ def db_stop() -> None:
 
 @db_app.command("status")
 def db_status(fmt: FormatOption = Format.table) -> None:
-    """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories and size."""
+    """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories, and the bytes of
+    its data directory (db_bytes) and of the look-up cache (cache_bytes)."""
     from termx.storage import embedded
+    from termx.storage.loaded import cache_size
 
-    emit(render_record(embedded.status().as_row(), fmt))
+    status = embedded.status()
+    emit(render_record({**status.as_row(), "db_bytes": status.size_bytes, "cache_bytes": cache_size()}, fmt))
 
 
 @db_app.command("url")

@@ -112,7 +112,8 @@ def corpora(
     db: DbOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards)."""
+    """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards, and the bytes each takes
+    in the database and in the look-up cache)."""
     from termx.storage.db import get_engine
     from termx.storage.store import get_corpus, list_corpora, list_shards
 
@@ -121,8 +122,14 @@ def corpora(
         emit(render([s.as_row() for s in list_shards(engine, name)], fmt,
                     ["corpus", "shard_no", "documents", "tokens", "classes", "built_at", "seconds"]))
         return
-    rows = [c.as_row() for c in ([get_corpus(engine, name)] if name else list_corpora(engine))]
-    emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards", "created_at"]))
+    from termx.storage.loaded import cache_bytes
+    from termx.storage.store import corpus_bytes
+
+    listed = [get_corpus(engine, name)] if name else list_corpora(engine)
+    in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))
+    rows = [{**c.as_row(), "db_bytes": in_db.get(c.id, 0), "cache_bytes": cached.get(c.id, 0)} for c in listed]
+    emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards", "created_at",
+                            "db_bytes", "cache_bytes"]))
 
 
 @app.command(rich_help_panel=INDEX_PANEL)

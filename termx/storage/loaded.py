@@ -17,7 +17,9 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from sqlalchemy.engine import Engine
 from termx.errors import MultiShardUnsupported, PatternError
 from termx.faults import fault_point
 from termx.index.units import Unit, encode_pattern
-from termx.storage.paths import cache_folder, home, write_owner
+from termx.storage.paths import OWNER_FILE, cache_folder, home, write_owner
 from termx.storage.store import CorpusInfo, get_corpus, load_array
 
 log = logging.getLogger("termx")
@@ -346,3 +348,73 @@ def _alive(filling: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One folder of $TERMX_HOME/cache: a corpus build's look-up arrays, or a model trained on it."""
+
+    folder: Path
+    database: str          # the URL it was filled from (without a password)
+    corpus_id: int
+    built_at: str          # the corpus build it belongs to
+    bytes: int
+    last_used: datetime
+
+    def as_row(self) -> dict[str, Any]:
+        """The JSON/table row of `termx cache list`."""
+        return {"folder": self.folder.name, "database": self.database, "corpus_id": self.corpus_id,
+                "built_at": self.built_at, "cache_bytes": self.bytes,
+                "last_used": self.last_used.isoformat(timespec="seconds")}
+
+
+def _folder_bytes(folder: Path) -> int:
+    """Bytes of the files in a cache folder (0 when it vanished meanwhile)."""
+    total = 0
+    for file in folder.iterdir() if folder.is_dir() else ():
+        with suppress(OSError):
+            total += file.stat().st_size
+    return total
+
+
+def cache_entries() -> list[CacheEntry]:
+    """The complete cache folders (not those being written), least recently used first."""
+    root = home() / "cache"
+    entries = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        try:
+            owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+            used = (folder / "meta.json").stat().st_mtime
+        except (OSError, ValueError):
+            continue
+        entries.append(CacheEntry(folder, str(owner.get("url")), int(owner.get("id")), str(owner.get("created_at")),
+                                  _folder_bytes(folder), datetime.fromtimestamp(used, UTC)))
+    return sorted(entries, key=lambda e: e.last_used)
+
+
+def cache_bytes(url: str) -> dict[int, int]:
+    """Bytes in the cache of each corpus (by id) of the database at `url` (rendered without its password)."""
+    sizes: dict[int, int] = {}
+    for entry in cache_entries():
+        if entry.database == url:
+            sizes[entry.corpus_id] = sizes.get(entry.corpus_id, 0) + entry.bytes
+    return sizes
+
+
+def cache_size() -> int:
+    """Bytes in $TERMX_HOME/cache altogether (folders being written included)."""
+    root = home() / "cache"
+    return sum(_folder_bytes(folder) for folder in root.iterdir()) if root.is_dir() else 0
+
+
+def clear_cache(url: str | None = None, corpus_id: int | None = None) -> list[CacheEntry]:
+    """Remove the cache folders of corpus `corpus_id` of database `url` (of every corpus of `url`, or everything,
+    when not given); the database keeps every corpus, so the next look-up fills the cache again. Returns what went.
+    Processes that have a removed folder's arrays mapped keep reading them."""
+    removed = []
+    for entry in cache_entries():
+        if (url is None or entry.database == url) and (corpus_id is None or entry.corpus_id == corpus_id):
+            shutil.rmtree(entry.folder, ignore_errors=True)
+            removed.append(entry)
+    _memo.clear()
+    return removed

@@ -347,6 +347,30 @@ def list_corpora(engine: Engine) -> list[CorpusInfo]:
     return [_info(r) for r in rows]
 
 
+# Bytes of each corpus in the database: its shards' own class and sketch tables whole (table, indexes, TOAST), and
+# its rows of the shared tables that grow with it (documents, vocabulary; index arrays and stored models by their
+# data, as stored, read without being fetched from TOAST).
+_CORPUS_BYTES = """
+SELECT c.id,
+       COALESCE((SELECT sum(COALESCE(pg_total_relation_size(to_regclass('termx.class_' || s.id)), 0)
+                            + COALESCE(pg_total_relation_size(to_regclass('termx.sketch_' || s.id)), 0)
+                            + (SELECT COALESCE(sum(pg_column_size(a.data)), 0) FROM termx.index_array a
+                               WHERE a.shard_id = s.id))
+                 FROM termx.shard s WHERE s.corpus_id = c.id), 0)
+       + (SELECT COALESCE(sum(pg_column_size(d.*)), 0) FROM termx.document d WHERE d.corpus_id = c.id)
+       + (SELECT COALESCE(sum(pg_column_size(v.*)), 0) FROM termx.vocab v WHERE v.corpus_id = c.id)
+       + (SELECT COALESCE(sum(pg_column_size(ma.data)), 0) FROM termx.segment_model m
+          JOIN termx.segment_model_array ma ON ma.model_id = m.id WHERE m.corpus_id = c.id)
+FROM termx.corpus c WHERE c.name IS NOT NULL AND (CAST(:n AS text) IS NULL OR c.name = :n)
+"""
+
+
+def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
+    """Bytes each corpus (or corpus `name`) takes in the database, by corpus id (`termx corpora` db_bytes)."""
+    with engine.connect() as conn:
+        return {int(r[0]): int(r[1]) for r in conn.execute(sa.text(_CORPUS_BYTES), {"n": name})}
+
+
 def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
     """One corpus by name, or CorpusNotFound (on an engine, or inside a caller's connection and snapshot)."""
     if isinstance(engine, Engine):
