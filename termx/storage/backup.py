@@ -29,6 +29,7 @@ from termx.storage.embedded import client_program
 _GRANTS = re.compile(r"^\d+; \d+ \d+ (DEFAULT ACL|ACL) ")  # `pg_restore --list` entries of privileges
 # A newer pg_restore's script sets this in its header; servers before 17 do not know it and stop there.
 _NEW_SETTING = b"SET transaction_timeout = 0;\n"
+_ADDED_OPTION = re.compile(rb"^ALTER TABLE ONLY .+ ALTER COLUMN .+ SET \(pg_attver=[0-9]+\);$")
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,9 @@ def _restore_script(archive: Path, options: list[str], uri: str, env: dict[str, 
         finally:
             writer.stdin.close()
             reader.stdout.close()
-        failed = reader.wait() != 0
+        failed, psql_failed = reader.wait() != 0, writer.wait() != 0
         errors = _read(psql_err)
-        if writer.wait() != 0 and strict:
+        if psql_failed and strict:
             raise InputError(f"restore failed, nothing was restored: {_first_error(errors)}",
                              "see `termx db restore --help`")
         if failed and strict:
@@ -125,12 +126,14 @@ def _restore_script(archive: Path, options: list[str], uri: str, env: dict[str, 
 
 
 def _pipe_script(source: IO[bytes], sink: IO[bytes], old_server: bool) -> None:
-    """Copy the script, leaving out of its header the one setting a server before PostgreSQL 17 does not know."""
+    """Copy the script, leaving out what some servers refuse: the header's transaction_timeout (unknown before
+    PostgreSQL 17) and column options named pg_attver (which some PostgreSQL 15 builds add to every column, and
+    other servers reject; termx sets no column options). Both come before the data, which goes through unread."""
     for line in source:
-        if old_server and line == _NEW_SETTING:
+        if (old_server and line == _NEW_SETTING) or _ADDED_OPTION.match(line):
             continue
         sink.write(line)
-        if line.startswith(b"CREATE "):  # past the header: the rest goes through unread
+        if line.startswith(b"COPY "):
             shutil.copyfileobj(source, sink, 1 << 20)
             return
 
