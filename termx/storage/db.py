@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -68,11 +69,12 @@ def connect_or_explain(target: URL) -> Engine:
 
 
 def _revive_embedded_on_failure(engine: Engine, target: URL) -> None:
-    """On a Unix socket: a connection that fails because the embedded server stopped (a crash restart it could
-    not finish) restarts it, if it is this $TERMX_HOME's and still in use, and connects again
-    (termx.storage.embedded.revive)."""
-    host = target.query.get("host")
-    if not isinstance(host, str) or not host.startswith("/"):
+    """On an embedded server's socket (its URL names the passfile beside a pgdata folder): a connection that fails
+    because the server stopped (a crash restart it could not finish) restarts it, if it is this $TERMX_HOME's and
+    still in use, and connects again (termx.storage.embedded.revive)."""
+    host, passfile = target.query.get("host"), target.query.get("passfile")
+    if not (isinstance(host, str) and host.startswith("/") and isinstance(passfile, str)
+            and (Path(passfile).parent / "pgdata").is_dir()):
         return
 
     @sa.event.listens_for(engine, "do_connect")

@@ -230,6 +230,8 @@ def revive(host: str) -> bool:
         pm, account = _running(layout, state)
         if pm is not None:
             return True  # another process restarted it first
+        if (layout.pgdata / "postmaster.pid").exists():
+            return False  # its postmaster is alive, restarting after a crash as usual: the caller may retry
         if not (state.get("kept") or _live(state.get("leases", []))):
             return False  # stopped on purpose (`termx db stop`, or its last command ended)
         reason = _last_fatal(_tail(layout.logfile))
