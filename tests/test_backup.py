@@ -4,6 +4,7 @@ the test server (PostgreSQL 15 in CI: dumped and restored by the bundled 18 tool
 from __future__ import annotations
 
 import os
+import stat
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,6 +70,7 @@ def test_dump_and_restore_into_a_fresh_database_keep_every_lookup(fresh_database
     result = runner.invoke(app, ["db", "dump", str(backup), "--db", source])
     assert result.exit_code == 0, result.output
     assert backup.read_bytes()[:5] == b"PGDMP" and "wrote" in result.stderr
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600  # the corpora's text, private like the database
     assert not [p for p in tmp_path.iterdir() if p.name != backup.name]  # no partial file left beside it
 
     target = fresh_database()

@@ -41,8 +41,9 @@ class Restored:
 
 
 def dump(target: URL, path: Path) -> int:
-    """Write the termx schema of `target` (every corpus and all built for it) to `path` in pg_dump's custom format;
-    returns its bytes. The file appears whole or not at all (a failed dump leaves an earlier file as it was)."""
+    """Write the termx schema of `target` (every corpus and all built for it) to `path` in pg_dump's custom format,
+    readable by its owner only (0600); returns its bytes. The file appears whole or not at all (a failed dump leaves
+    an earlier file as it was)."""
     connect_or_explain(target).dispose()  # a one-line error when the database cannot be reached
     out = path.absolute()
     if not out.parent.is_dir():
@@ -50,6 +51,7 @@ def dump(target: URL, path: Path) -> int:
     uri, env = _libpq(target)
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))  # the corpora's text: private
         _run([client_program("pg_dump"), "--format=custom", f"--schema={SCHEMA}", "--no-password",
               f"--file={partial}", f"--dbname={uri}"], env, "pg_dump")
         os.replace(partial, out)
