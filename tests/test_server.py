@@ -19,6 +19,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.storage import embedded
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
+from termx.storage.serveruser import _can_search, server_account
 from tests.serverutil import holder, termx_env, termx_home, wait_for
 
 
@@ -145,3 +146,9 @@ def test_a_chmod_above_home_then_a_backend_crash_does_not_lose_the_server(
         with engine.connect() as conn:  # told once: a healthy server is not restarted again
             assert conn.execute(sa.text("SELECT 1")).scalar() == 1
         assert len([r for r in caplog.records if "restarted" in r.getMessage()]) == 1
+
+        os.chmod(top, 0o700)  # again; now any termx command that finds the server running gives the way back
+        account = server_account(top / "home" / "pgdata")
+        assert not _can_search(top, account)
+        embedded.start()
+        assert _can_search(top, account)
