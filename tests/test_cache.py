@@ -4,6 +4,7 @@ per corpus in `termx corpora`, `termx cache` to list and clear it."""
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import logging
 import uuid
@@ -93,6 +94,13 @@ def test_corpora_show_database_and_cache_bytes_and_cache_clear_empties_one_or_al
             " JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = %(n)s", {"n": large}).scalar_one()
     assert before[large]["db_bytes"] >= classes > 0 and before[large]["db_bytes"] > before[small]["db_bytes"] > 0
     assert _corpora(small)[small]["db_bytes"] == before[small]["db_bytes"]
+    if importlib.util.find_spec("fastapi") and importlib.util.find_spec("httpx"):  # GET /corpora: the same rows
+        from fastapi.testclient import TestClient
+
+        from termx.serve import create_app
+
+        served = {r["name"]: r for r in TestClient(create_app(db_env)).get("/corpora").json()}
+        assert served[small] == before[small]
 
     for name in (small, large):
         assert runner.invoke(app, ["stats", name, "Hi"]).exit_code == 0

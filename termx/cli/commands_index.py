@@ -115,21 +115,15 @@ def corpora(
     """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards, and the bytes each takes
     in the database and in the look-up cache)."""
     from termx.storage.db import get_engine
-    from termx.storage.store import get_corpus, list_corpora, list_shards
+    from termx.storage.store import corpus_rows, list_shards
 
     engine = get_engine(db)
     if shards:
         emit(render([s.as_row() for s in list_shards(engine, name)], fmt,
                     ["corpus", "shard_no", "documents", "tokens", "classes", "built_at", "seconds"]))
         return
-    from termx.storage.loaded import cache_bytes
-    from termx.storage.store import corpus_bytes
-
-    listed = [get_corpus(engine, name)] if name else list_corpora(engine)
-    in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))
-    rows = [{**c.as_row(), "db_bytes": in_db.get(c.id, 0), "cache_bytes": cached.get(c.id, 0)} for c in listed]
-    emit(render(rows, fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards", "created_at",
-                            "db_bytes", "cache_bytes"]))
+    emit(render(corpus_rows(engine, name), fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards",
+                                                 "created_at", "db_bytes", "cache_bytes"]))
 
 
 @app.command(rich_help_panel=INDEX_PANEL)

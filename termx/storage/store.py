@@ -371,6 +371,16 @@ def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
         return {int(r[0]): int(r[1]) for r in conn.execute(sa.text(_CORPUS_BYTES), {"n": name})}
 
 
+def corpus_rows(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
+    """`termx corpora` (and GET /corpora): each corpus's row, with the bytes it takes in the database (db_bytes)
+    and in this machine's look-up cache (cache_bytes)."""
+    from termx.storage.loaded import cache_bytes
+
+    listed = [get_corpus(engine, name)] if name else list_corpora(engine)
+    in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))
+    return [{**c.as_row(), "db_bytes": in_db.get(c.id, 0), "cache_bytes": cached.get(c.id, 0)} for c in listed]
+
+
 def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
     """One corpus by name, or CorpusNotFound (on an engine, or inside a caller's connection and snapshot)."""
     if isinstance(engine, Engine):
