@@ -14,6 +14,8 @@ A Corpus keeps its index and segmentation model in memory after first use, so re
 from __future__ import annotations
 
 import itertools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -29,6 +31,10 @@ if TYPE_CHECKING:
 
 SEGMENT_BATCH = 1000
 """Lines segmented per call of the model."""
+_ModelKey = tuple[int, tuple[tuple[str, float], ...]]
+"""max_len and the params of a segmentation model."""
+MODELS_IN_MEMORY = 3
+"""Segmentation models a Corpus keeps in memory (the least recently used goes first): tens of MB each."""
 
 
 class StatsRecord(TypedDict):
@@ -80,7 +86,8 @@ class Corpus:
         self.info: CorpusInfo = get_corpus(self.engine, name)
         self.name = name
         self._shards: list[LoadedIndex] | None = None
-        self._models: dict[tuple[int, tuple[tuple[str, float], ...]], CompactModel] = {}
+        self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
+        self._models_lock = threading.Lock()  # `termx serve` calls model() from several threads
 
     @property
     def shards(self) -> list[LoadedIndex]:
@@ -136,32 +143,56 @@ class Corpus:
         return jsonable(extract_terms(self.engine, self.name, rank, top, min_df, min_len, max_len,  # type: ignore[no-any-return]
                                       reference=reference))
 
-    def model(self, max_len: int | None = None, params: Mapping[str, float] | None = None) -> CompactModel:
-        """The corpus's branching segmentation model: stored with the corpus, trained on first use."""
-        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN
+    def model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
+              store: bool = True) -> CompactModel:
+        """The corpus's branching segmentation model for `max_len` and `params` (termx.limits gives their
+        ranges): found stored with the corpus, else trained, and then stored when `store`. The last
+        MODELS_IN_MEMORY models used stay in memory."""
+        key = self._model_key(max_len, params)
+        with self._models_lock:
+            if key in self._models:
+                self._models.move_to_end(key)
+                return self._models[key]
         from termx.wordbreak.stored import segment_model
 
-        size = max_len or DEFAULT_MAX_LEN
-        key = (size, tuple(sorted((params or {}).items())))
-        if key not in self._models:
-            self._models[key] = segment_model(self.engine, self.name, size, params)[0]
-        return self._models[key]
+        model = segment_model(self.engine, self.name, key[0], dict(key[1]), store=store)[0]
+        with self._models_lock:
+            self._models[key] = model
+            while len(self._models) > MODELS_IN_MEMORY:
+                self._models.popitem(last=False)
+        return model
+
+    def has_model(self, max_len: int | None = None, params: Mapping[str, float] | None = None) -> bool:
+        """Whether model(max_len, params) is in memory (then it costs nothing)."""
+        return self._model_key(max_len, params) in self._models
+
+    @staticmethod
+    def _model_key(max_len: int | None, params: Mapping[str, float] | None) -> _ModelKey:
+        """max_len and the parameters, checked (InputError names a bad one) and in a canonical order."""
+        from termx.limits import MAX_LEN
+        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, Scorer, scorer_params
+
+        size = DEFAULT_MAX_LEN if max_len is None else MAX_LEN.check("max_len", max_len)
+        scorer_params(Scorer.branching, params or {})
+        return int(size), tuple(sorted((params or {}).items()))
 
     def segment(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                params: Mapping[str, float] | None = None) -> Iterator[list[str]]:
-        """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary)."""
-        model = self.model(max_len, params)
+                params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[list[str]]:
+        """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary;
+        `store`: as in model())."""
+        model = self.model(max_len, params, store)
         it = iter(lines)
         while chunk := list(itertools.islice(it, batch)):
             yield from model.segment_lines(chunk)
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                        params: Mapping[str, float] | None = None) -> Iterator[SegmentRecord]:
+                        params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[SegmentRecord]:
         """segment() as the records `termx segment --format json` prints."""
         from termx.wordbreak.lines import segment_record
 
         first, second = itertools.tee(lines)
-        for n, (line, words) in enumerate(zip(first, self.segment(second, batch, max_len, params), strict=True), 1):
+        words_of = self.segment(second, batch, max_len, params, store)
+        for n, (line, words) in enumerate(zip(first, words_of, strict=True), 1):
             yield segment_record(n, line, words)  # type: ignore[misc]
 
     def close(self) -> None:
