@@ -65,6 +65,15 @@ MAX_LEN = Range(1, 256, integer=True)
 """Longest candidate word of segmentation, in tokens."""
 
 
+def scorer_ranges() -> str:
+    """The allowed values of the scorer parameters in one line (`termx segment --help`, docs/segment.md)."""
+    groups: dict[Range, list[str]] = {}
+    for name, allowed in {**BRANCHING, "beta": BETA}.items():
+        groups.setdefault(allowed, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {r.low:g} to {r.high:g}{' (whole)' if r.integer else ''}"
+                     for r, names in groups.items())
+
+
 def check_scorer_params(params: Mapping[str, float]) -> dict[str, float]:
     """The parameters with each value checked against its range (ints where the parameter counts something)."""
     return {key: (BRANCHING.get(key) or BETA).check("params", value, f"parameter {key!r}")

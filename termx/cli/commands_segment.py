@@ -15,6 +15,7 @@ from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
 from termx.index.ingest import InputMode
+from termx.limits import scorer_ranges
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
                                            help="Longest candidate word, in tokens of the corpus.")]
@@ -26,7 +27,7 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
                                                       "smoothing, autonomy, passes, pass_weight, pass_theta, "
                                                       "pass_mix, pass_bigram, pass_pair, suffix, "
                                                       "suffix_stems), for one scorer as SCORER.NAME=VALUE. "
-                                                      "Repeatable.")]
+                                                      "Repeatable. Allowed values: " + scorer_ranges() + ".")]
 
 
 def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[str, float]]:
