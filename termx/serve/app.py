@@ -194,6 +194,10 @@ def _database_status(exc: Exception) -> tuple[int, str] | None:
     return (503 if message.startswith("lost or could not open") else 500), message.split(" (")[0]
 
 
+UNAVAILABLE = "database unavailable (the server's log says why)"
+"""What a client is told when the database is down: where the database is and why it failed stay in the log."""
+
+
 def _install_handlers(app: FastAPI) -> None:
     """Every error answered as `{"error": "<one line>"}` with one log line for the server's own faults."""
 
@@ -211,15 +215,15 @@ def _install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(TermxError)
     async def termx_error(request: Request, exc: TermxError) -> JSONResponse:
-        status = 404 if isinstance(exc, CorpusNotFound) else 503 if isinstance(exc, DatabaseUnavailable) else 400
-        if status == 503:
-            log.warning("termx serve: 503 on %s %s: %s", request.method, request.url.path, _first_line(exc))
-        return _error(status, _first_line(exc))
+        if isinstance(exc, DatabaseUnavailable):
+            log.error("termx serve: 503 on %s %s: %s", request.method, request.url.path, _first_line(exc))
+            return _error(503, UNAVAILABLE)
+        return _error(404 if isinstance(exc, CorpusNotFound) else 400, _first_line(exc))
 
     async def database_error(request: Request, exc: Exception) -> JSONResponse:
         status, message = _database_status(exc) or (500, f"database error ({type(exc).__name__})")
         log.error("termx serve: %d on %s %s: %s", status, request.method, request.url.path, message)
-        return _error(status, message)
+        return _error(status, UNAVAILABLE if status == 503 else "database error (the server's log says why)")
 
     app.add_exception_handler(sa.exc.DBAPIError, database_error)
     app.add_exception_handler(psycopg.Error, database_error)
