@@ -162,9 +162,16 @@ class Corpus:
                 self._models.popitem(last=False)
         return model
 
-    def has_model(self, max_len: int | None = None, params: Mapping[str, float] | None = None) -> bool:
-        """Whether model(max_len, params) is in memory (then it costs nothing)."""
-        return self._model_key(max_len, params) in self._models
+    def has_model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
+                  stored: bool = False) -> bool:
+        """Whether model(max_len, params) is in memory (then it costs nothing), or with `stored` also whether it
+        is stored with the corpus (then it needs no training)."""
+        key = self._model_key(max_len, params)
+        if key in self._models or not stored:
+            return key in self._models
+        from termx.wordbreak.stored import model_stored
+
+        return model_stored(self.engine, self.name, key[0], dict(key[1]))
 
     @staticmethod
     def _model_key(max_len: int | None, params: Mapping[str, float] | None) -> _ModelKey:

@@ -91,6 +91,7 @@ class HttpLimits:
     top: int = 10_000          # terms of one request
     term_len: int = 256        # min_len / max_len of terms, in tokens
     min_df: int = 1_000_000    # least document frequency of terms
+    train_tokens: int = 2_000_000  # largest corpus a model is trained on for a request's own params (~20 s)
 
 
 HTTP = HttpLimits()

@@ -233,3 +233,18 @@ def test_every_error_has_one_shape(client: TestClient, method: str, url: str, st
     assert "\n" not in r.json()["error"]
     if status == 405:
         assert r.headers["allow"]
+
+
+def test_training_for_a_request_is_capped_by_corpus_size(corpus: str, database_url: str, engine: Engine) -> None:
+    """Over --max-train-tokens a request's own params are refused (400) unless their model is stored."""
+    small = TestClient(create_app(database_url, max_train_tokens=10), base_url="http://localhost")
+    body = {"corpus": CORPUS, "lines": ["oilprice"], "params": {"theta": -9.0}}
+    r = small.post("/segment", json=body)
+    assert r.status_code == 400 and "--max-train-tokens" in r.json()["error"]
+    assert small.post("/segment", json={"corpus": CORPUS, "lines": ["oilprice"]}).status_code == 200
+    before = _models(engine)
+    with termx.open(CORPUS, database_url) as c:
+        c.model(params={"theta": -9.0})  # stored, as `termx segment guarded --param theta=-9` would
+    assert _models(engine) == before + 1
+    r = small.post("/segment", json=body)
+    assert r.status_code == 200 and r.json()[0]["text"] == "oilprice"

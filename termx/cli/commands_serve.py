@@ -8,6 +8,7 @@ import typer
 
 from termx.cli import DATABASE_PANEL, app
 from termx.cli.options import DbOption
+from termx.limits import HTTP
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 """Addresses that only this machine reaches (the same names termx.serve answers to by default)."""
@@ -20,6 +21,11 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8765,
     max_body: Annotated[int, typer.Option("--max-body", min=1, help="Largest request body in bytes; larger "
                                           "ones get 413.")] = 1 << 20,
+    max_train_tokens: Annotated[int, typer.Option("--max-train-tokens", min=0, help="Train a segmentation model "
+                                                  "for a request's own params only on corpora of at most this "
+                                                  "many tokens (bigger ones answer 400 unless the model is "
+                                                  "stored: `termx segment CORPUS --param ...` stores it).")]
+    = HTTP.train_tokens,
     allow_host: Annotated[list[str] | None, typer.Option("--allow-host", help="Also answer requests whose Host "
                                                          "header is NAME (a name this machine is reached by; "
                                                          "repeatable). By default only 127.0.0.1, localhost, "
@@ -45,4 +51,4 @@ def serve(
                    "only the Host names 127.0.0.1, localhost, --host and --allow-host NAME)", err=True)
     typer.echo(f"termx serve: http://{host}:{port} (OpenAPI page at /docs); Ctrl-C stops it", err=True)
     hosts = (*LOOPBACK, host, *(allow_host or ()))
-    uvicorn.run(create_app(db, max_body, hosts, port), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(db, max_body, hosts, port, max_train_tokens), host=host, port=port, log_level="warning")

@@ -30,6 +30,8 @@ DEFAULT_MAX_BODY = 1 << 20
 """Largest request body accepted, in bytes."""
 MAX_LINES = HTTP.lines
 """Most lines one /segment request may carry."""
+DEFAULT_MAX_TRAIN_TOKENS = HTTP.train_tokens
+"""Largest corpus (tokens) a request may have a model trained on for its own params."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 """The names a server on the loopback interface answers to by default."""
 
@@ -229,15 +231,27 @@ def _install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(psycopg.Error, database_error)
 
 
+def _refuse_training(corpus: Corpus, body: SegmentRequest, max_tokens: int) -> JSONResponse | None:
+    """400 when the request's own params would need a model trained on a corpus over `max_tokens` tokens."""
+    if not body.params or corpus.info.tokens <= max_tokens or corpus.has_model(body.max_len, body.params,
+                                                                               stored=True):
+        return None
+    return _error(400, f"no model of corpus {corpus.name!r} is stored for these params, and this server trains "
+                       f"one for a request only on corpora of at most {max_tokens:,} tokens (it has "
+                       f"{corpus.info.tokens:,}): store it first with `termx segment {corpus.name} --param ...`, "
+                       "or start the server with a larger --max-train-tokens")
+
+
 def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: Iterable[str] = LOOPBACK,
-               port: int | None = None) -> FastAPI:
+               port: int | None = None, max_train_tokens: int = DEFAULT_MAX_TRAIN_TOKENS) -> FastAPI:
     """The application for database `db` (default: TERMX_DATABASE_URL, else the embedded server), answering
-    requests whose Host header is one of `hosts` (with `port`, when given, or no port)."""
+    requests whose Host header is one of `hosts` (with `port`, when given, or no port), and training a model
+    for a request's own params only on a corpus of at most `max_train_tokens` tokens."""
     app = FastAPI(title="termx", summary="Substring statistics, terms and word breaking of indexed corpora.",
                   version="0.1.0")
     corpora: dict[str, Corpus] = {}
     lock = threading.Lock()
-    training = threading.Lock()  # one model trained for a request's own params at a time
+    training = threading.Lock()  # one model trained at a time
 
     def open_corpus(name: str) -> Corpus:
         with lock:
@@ -298,18 +312,23 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
     @app.post("/segment", response_model=None)
     def segment(body: SegmentRequest) -> list[dict[str, Any]] | JSONResponse:
         """Words of each line (`termx segment --format json`). A model for the request's own `params` is trained
-        when none is stored (one such training at a time) and stored only with `"store": true`."""
+        when none is stored (one training at a time, on a corpus of at most max_train_tokens tokens) and stored
+        only with `"store": true`."""
         c = open_corpus(body.corpus)
-        if body.params and not c.has_model(body.max_len, body.params):
-            if not training.acquire(blocking=False):
+        store = body.store or not body.params
+        if not c.has_model(body.max_len, body.params):
+            refused = _refuse_training(c, body, max_train_tokens)
+            if refused is not None:
+                return refused
+            if not training.acquire(blocking=not body.params):  # the default model: wait for it, it is shared
                 return _error(503, "another request's model is being trained (retry later, or use the default "
                                    "params)", {"Retry-After": "60"})
             try:
-                c.model(body.max_len, body.params, store=body.store)
+                c.model(body.max_len, body.params, store=store)
             finally:
                 training.release()
         return list(c.segment_records(body.lines, max_len=body.max_len, params=body.params,  # type: ignore[arg-type]
-                                      store=body.store or not body.params))
+                                      store=store))
 
     @app.get("/segment", name="segment (GET)", response_model=None)
     def segment_get(corpus: str, line: Annotated[list[str], Query()],

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from sqlalchemy.engine import Engine
 
 from termx.progress import Progress
-from termx.storage.models import cache_model, find_model, save_model
+from termx.storage.models import cache_model, find_model, model_exists, save_model
 from termx.storage.store import get_corpus
 from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
 from termx.wordbreak.model import DEFAULTS
@@ -36,6 +36,13 @@ def model_key(max_len: int, options: Mapping[str, float] | None, shards: int = 1
     if shards > 1:
         key["shards"] = shards
     return json.dumps(key, sort_keys=True)
+
+
+def model_stored(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
+                 options: Mapping[str, float] | None = None) -> bool:
+    """Whether segment_model would find the model stored (no training), without loading it."""
+    info = get_corpus(engine, corpus)
+    return model_exists(engine, info, SCORER, model_key(max_len, options, info.shards))
 
 
 def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
