@@ -151,6 +151,9 @@ class _Unexpected:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         started = False
 
         async def tracked(message: Message) -> None:
