@@ -34,6 +34,8 @@ DEFAULT_MAX_TRAIN_TOKENS = HTTP.train_tokens
 """Largest corpus (tokens) a request may have a model trained on for its own params."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 """The names a server on the loopback interface answers to by default."""
+UNAVAILABLE = "database unavailable (the server's log says why)"
+"""What a client is told when the database is down: where the database is and why it failed stay in the log."""
 
 log = logging.getLogger("termx.serve")
 
@@ -197,10 +199,6 @@ def _database_status(exc: Exception) -> tuple[int, str] | None:
     if message is None:
         return None
     return (503 if message.startswith("lost or could not open") else 500), message.split(" (")[0]
-
-
-UNAVAILABLE = "database unavailable (the server's log says why)"
-"""What a client is told when the database is down: where the database is and why it failed stay in the log."""
 
 
 def _install_handlers(app: FastAPI) -> None:
