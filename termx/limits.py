@@ -92,6 +92,7 @@ class HttpLimits:
     term_len: int = 256        # min_len / max_len of terms, in tokens
     min_df: int = 1_000_000    # least document frequency of terms
     train_tokens: int = 2_000_000  # largest corpus a model is trained on for a request's own params (~20 s)
+    stored_models: int = 8     # segmentation models of a corpus beyond which `"store": true` is refused
 
 
 HTTP = HttpLimits()

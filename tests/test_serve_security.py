@@ -23,7 +23,7 @@ from termx.errors import InputError
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.limits import BRANCHING, check_scorer_params
+from termx.limits import BRANCHING, HttpLimits, check_scorer_params
 from termx.wordbreak import Scorer, scorer_params
 
 pytest.importorskip("fastapi")
@@ -248,3 +248,17 @@ def test_training_for_a_request_is_capped_by_corpus_size(corpus: str, database_u
     assert _models(engine) == before + 1
     r = small.post("/segment", json=body)
     assert r.status_code == 200 and r.json()[0]["text"] == "oilprice"
+
+
+def test_stored_models_per_corpus_are_capped(client: TestClient, engine: Engine,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`"store": true` adds no model beyond HTTP.stored_models of a corpus (here: as many as it has now)."""
+    import termx.serve.app as served
+
+    count = _models(engine)
+    monkeypatch.setattr(served, "HTTP", HttpLimits(stored_models=count))
+    body = {"corpus": CORPUS, "lines": ["oil"], "params": {"theta": 2.5}, "store": True}
+    r = client.post("/segment", json=body)
+    assert r.status_code == 400 and "segmentation models stored" in r.json()["error"]
+    assert client.post("/segment", json={**body, "store": False}).status_code == 200
+    assert _models(engine) == count

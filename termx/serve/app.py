@@ -233,14 +233,23 @@ def _install_handlers(app: FastAPI) -> None:
 
 
 def _refuse_training(corpus: Corpus, body: SegmentRequest, max_tokens: int) -> JSONResponse | None:
-    """400 when the request's own params would need a model trained on a corpus over `max_tokens` tokens."""
-    if not body.params or corpus.info.tokens <= max_tokens or corpus.has_model(body.max_len, body.params,
-                                                                               stored=True):
+    """400 when the request's own params would need a model trained on a corpus over `max_tokens` tokens, or
+    stored beside HTTP.stored_models others; None when it may go ahead."""
+    if not body.params or corpus.has_model(body.max_len, body.params, stored=True):
         return None
-    return _error(400, f"no model of corpus {corpus.name!r} is stored for these params, and this server trains "
-                       f"one for a request only on corpora of at most {max_tokens:,} tokens (it has "
-                       f"{corpus.info.tokens:,}): store it first with `termx segment {corpus.name} --param ...`, "
-                       "or start the server with a larger --max-train-tokens")
+    if corpus.info.tokens > max_tokens:
+        return _error(400, f"no model of corpus {corpus.name!r} is stored for these params, and this server trains "
+                           f"one for a request only on corpora of at most {max_tokens:,} tokens (it has "
+                           f"{corpus.info.tokens:,}): store it first with `termx segment {corpus.name} --param "
+                           "...`, or start the server with a larger --max-train-tokens")
+    if body.store:
+        from termx.storage.models import list_models
+
+        if len(list_models(corpus.engine, corpus.info)) >= HTTP.stored_models:
+            return _error(400, f"corpus {corpus.name!r} has {HTTP.stored_models} segmentation models stored, the "
+                               "most a request may add to (send it without \"store\", or delete rows of "
+                               "termx.segment_model with `termx db psql`)")
+    return None
 
 
 def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: Iterable[str] = LOOPBACK,
