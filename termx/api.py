@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from termx.records import jsonable
 
@@ -46,6 +46,7 @@ class StatsRecord(TypedDict):
     sil: int | None
     shortest: str | None
     longest: str | None
+    error: NotRequired[str]  # only in the record of a bad pattern (every other field None but the pattern)
 
 
 class ConcordanceRecord(TypedDict):
@@ -102,10 +103,19 @@ class Corpus:
 
     def stats(self, patterns: Iterable[str] | str) -> list[StatsRecord]:
         """freq, df_1..df_K, adaptation, Poisson adaptation, RIDF and the class of each pattern (several shards:
-        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`)."""
-        from termx.lookup import stats
+        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`).
 
-        return jsonable(stats(self.shards, [patterns] if isinstance(patterns, str) else list(patterns)))  # type: ignore[no-any-return]
+        `patterns`: one string, or any iterable of them (a generator too). A bad pattern (empty, longer than every
+        document) does not abort the batch: its record has every field None and an `error` naming it and its
+        position, as `termx stats --format json` prints it."""
+        return list(self.iter_stats(patterns))
+
+    def iter_stats(self, patterns: Iterable[str] | str) -> Iterator[StatsRecord]:
+        """stats() lazily: one record per pattern as the iterable yields them (for a pattern list too big to hold)."""
+        from termx.lookup import stats_each
+
+        for record in stats_each(self.shards, [patterns] if isinstance(patterns, str) else patterns):
+            yield jsonable(record)
 
     def concordance(self, pattern: str, left: int = 10, right: int = 40,
                     limit: int | None = 100) -> list[ConcordanceRecord]:
