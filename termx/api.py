@@ -14,6 +14,7 @@ A Corpus keeps its index and segmentation model in memory after first use, so re
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
@@ -160,10 +161,22 @@ class Corpus:
     def segment(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
                 params: Mapping[str, float] | None = None) -> Iterator[list[str]]:
         """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary)."""
-        model = self.model(max_len, params)
         it = iter(lines)
-        while chunk := list(itertools.islice(it, batch)):
+        chunk = list(itertools.islice(it, batch))
+        self._check_alphabet(chunk)
+        model = self.model(max_len, params)
+        while chunk:
             yield from model.segment_lines(chunk)
+            chunk = list(itertools.islice(it, batch))
+
+    def _check_alphabet(self, lines: list[str]) -> None:
+        """warnings.warn a ForeignInput when most characters of these lines never occur in the corpus (before a
+        model is trained for them)."""
+        from termx.wordbreak.alphabet import foreign_input
+
+        notice = foreign_input(self.engine, self.info, lines)
+        if notice is not None:
+            warnings.warn(notice, stacklevel=3)
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
                         params: Mapping[str, float] | None = None) -> Iterator[SegmentRecord]:
