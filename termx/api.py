@@ -3,7 +3,7 @@
 
     import termx
     with termx.open("reuters") as corpus:          # db: a URL, else TERMX_DATABASE_URL, else the embedded server
-        corpus.stats(["Noriega", "Manuel Noriega"])
+        corpus.stats(["Bundesbank", "James Baker"])
         corpus.terms(rank="adaptation", top=100)
         for words in corpus.segment(lines):        # batched generator, one list of words per line
             ...
