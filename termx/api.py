@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from termx.storage.loaded import LoadedIndex
     from termx.storage.store import CorpusInfo
+    from termx.wordbreak.alphabet import Alphabet
     from termx.wordbreak.compact import CompactModel
 
 SEGMENT_BATCH = 1000
@@ -83,6 +84,7 @@ class Corpus:
         self.name = name
         self._shards: list[LoadedIndex] | None = None
         self._models: dict[tuple[int, tuple[tuple[str, float], ...]], CompactModel] = {}
+        self._alphabet: Alphabet | None = None
 
     @property
     def shards(self) -> list[LoadedIndex]:
@@ -172,9 +174,11 @@ class Corpus:
     def _check_alphabet(self, lines: list[str]) -> None:
         """warnings.warn a ForeignInput when most characters of these lines never occur in the corpus (before a
         model is trained for them)."""
-        from termx.wordbreak.alphabet import foreign_input
+        if self._alphabet is None:
+            from termx.wordbreak.alphabet import Alphabet
 
-        notice = foreign_input(self.engine, self.info, lines)
+            self._alphabet = Alphabet(self.engine, self.info)
+        notice = self._alphabet.notice(lines)
         if notice is not None:
             warnings.warn(notice, stacklevel=3)
 
@@ -191,6 +195,7 @@ class Corpus:
         """Forget the in-memory index and models (the database stays as it is)."""
         self._shards = None
         self._models.clear()
+        self._alphabet = None
 
     def __enter__(self) -> Corpus:
         return self

@@ -112,10 +112,10 @@ def _warn_if_foreign(engine: Any, corpus: str, batches: Iterator[list[str]]) -> 
     """The batches as they are, after a warning on stderr when most characters of the first one never occur in the
     corpus (checked before a model is trained for text it cannot break)."""
     from termx.storage.store import get_corpus
-    from termx.wordbreak.alphabet import foreign_input
+    from termx.wordbreak.alphabet import Alphabet
 
     first = next(batches, [])
-    notice = foreign_input(engine, get_corpus(engine, corpus), first)
+    notice = Alphabet(engine, get_corpus(engine, corpus)).notice(first)
     if notice is not None:
         typer.echo(f"Warning: {notice}", err=True)
     return itertools.chain([first], batches)

@@ -23,33 +23,50 @@ SAMPLE_CHARS = 64   # distinct characters looked up: the most common ones carry 
 MOSTLY = 0.5        # the share of unseen characters that makes the notice
 
 
-def unseen_share(engine: Engine, corpus: CorpusInfo, lines: Sequence[str]) -> float | None:
-    """The share of the sample's characters (white space aside, counted with repeats, over its SAMPLE_CHARS most
-    common ones) that never occur in the corpus; None for a sample with no characters."""
-    sample = "".join(lines[:SAMPLE_LINES])
-    if corpus.params.get("fold_case"):
-        sample = fold_case(sample)
-    counts = Counter(ch for ch in sample if not ch.isspace() and ch.isprintable()
-                     and not "\ud800" <= ch <= "\udfff").most_common(SAMPLE_CHARS)  # nothing SQL cannot take
-    if not counts:
-        return None
-    chars = [ch for ch, _ in counts]
-    with engine.connect() as conn:
-        if corpus.unit == "byte":  # no vocabulary: each character's freq (a row with an error counts as unseen)
-            seen = {r[0] for r in conn.execute(sa.text("SELECT pattern FROM termx.stats(:c, CAST(:p AS text[])) "
-                                                       "WHERE freq > 0"), {"c": corpus.name, "p": chars})}
+class Alphabet:
+    """Which characters occur in a corpus: looked up when first asked about and remembered, so that checking
+    every call of a long-lived Corpus costs a query only for characters it has not seen yet."""
+
+    def __init__(self, engine: Engine, corpus: CorpusInfo) -> None:
+        self.engine, self.corpus = engine, corpus
+        self._occurs: dict[str, bool] = {}
+        self._vocab: set[str] | None = None
+
+    def unseen_share(self, lines: Sequence[str]) -> float | None:
+        """The share of the sample's characters (white space aside, counted with repeats, over its SAMPLE_CHARS
+        most common ones) that never occur in the corpus; None for a sample with no characters."""
+        sample = "".join(lines[:SAMPLE_LINES])
+        if self.corpus.params.get("fold_case"):
+            sample = fold_case(sample)
+        counts = Counter(ch for ch in sample if not ch.isspace() and ch.isprintable()
+                         and not "\ud800" <= ch <= "\udfff").most_common(SAMPLE_CHARS)  # nothing SQL cannot take
+        if not counts:
+            return None
+        self._look_up([ch for ch, _ in counts if ch not in self._occurs])
+        unseen = sum(n for ch, n in counts if not self._occurs[ch])
+        return unseen / sum(n for _, n in counts)
+
+    def notice(self, lines: Sequence[str]) -> ForeignInput | None:
+        """A ForeignInput notice when most of the sample's characters never occur in the corpus, else None."""
+        share = self.unseen_share(lines)
+        if share is None or share <= MOSTLY:
+            return None
+        return ForeignInput(f"{share:.0%} of the input's characters never occur in corpus {self.corpus.name!r}: it "
+                            "has no statistics for them, so expect single characters rather than words (is the "
+                            "input in another script or language than the corpus?)")
+
+    def _look_up(self, chars: list[str]) -> None:
+        if not chars:
+            return
+        if self.corpus.unit == "byte":  # no vocabulary: each character's freq (a row with an error: unseen)
+            with self.engine.connect() as conn:
+                seen = {r[0] for r in conn.execute(sa.text("SELECT pattern FROM termx.stats(:c, CAST(:p AS text[])) "
+                                                           "WHERE freq > 0"), {"c": self.corpus.name, "p": chars})}
         else:
-            tokens = conn.execute(sa.text("SELECT token FROM termx.vocab WHERE corpus_id = :id"), {"id": corpus.id})
-            seen = set().union(*(set(t) for (t,) in tokens))
-    unseen = sum(n for ch, n in counts if ch not in seen)
-    return unseen / sum(n for _, n in counts)
-
-
-def foreign_input(engine: Engine, corpus: CorpusInfo, lines: Sequence[str]) -> ForeignInput | None:
-    """A ForeignInput notice when most of the sample's characters never occur in the corpus, else None."""
-    share = unseen_share(engine, corpus, lines)
-    if share is None or share <= MOSTLY:
-        return None
-    return ForeignInput(f"{share:.0%} of the input's characters never occur in corpus {corpus.name!r}: it has no "
-                        "statistics for them, so expect single characters rather than words (is the input in "
-                        "another script or language than the corpus?)")
+            if self._vocab is None:
+                with self.engine.connect() as conn:
+                    tokens = conn.execute(sa.text("SELECT token FROM termx.vocab WHERE corpus_id = :id"),
+                                          {"id": self.corpus.id})
+                    self._vocab = set().union(*(set(t) for (t,) in tokens))
+            seen = self._vocab
+        self._occurs.update((ch, ch in seen) for ch in chars)
