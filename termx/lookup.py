@@ -73,13 +73,15 @@ def pattern_length(index: LoadedIndex, pattern: str, longest: int | None = None)
     try:
         data = pattern.encode("utf-8")
     except UnicodeEncodeError:
-        raise PatternError(f"pattern {pattern!r} is not valid UTF-8", "patterns are text in UTF-8") from None
+        raise PatternError(f"pattern {shown_pattern(pattern)} is not valid UTF-8",
+                           "patterns are text in UTF-8") from None
     if "\0" in pattern:
         raise PatternError("a pattern cannot contain NUL", "NUL separates documents in the index")
     n = len(data) if index.unit is Unit.byte else len(pattern) if index.unit is Unit.char else \
         len(split_words(pattern))
     if n == 0:
-        raise PatternError("empty pattern" if not pattern else f"pattern {pattern!r} holds no {index.unit.value}s",
+        raise PatternError("empty pattern" if not pattern else
+                           f"pattern {shown_pattern(pattern)} holds no {index.unit.value}s",
                            "give at least one token")
     if longest is None:
         longest = int(index.doc_len.max()) if index.n_docs else 0

@@ -185,3 +185,18 @@ def test_http_stats_answers_a_batch_with_errors(engine, database_url, db_env, hi
     assert r.status_code == 200
     assert r.json() == json.loads(run("stats", hiho, "Hi", "", "--format", "json").stdout)
     assert r.json()[1]["error"] == EMPTY
+
+
+def test_errors_stay_short_for_huge_patterns(engine, db_env) -> None:  # type: ignore[no-untyped-def]
+    name = f"batches-w-{uuid.uuid4().hex[:8]}"
+    index_documents(engine, name, [Document("a", "General Manuel Noriega said"), Document("b", "Noriega left")],
+                    Unit.word, 3)
+    blank, long = " " * 100_000, "Noriega " * 50_000
+    r = run("stats", name, "--patterns", "-", "--format", "jsonl", stdin=f"Noriega\n{blank}\n{long}\n")
+    assert r.exit_code == 1
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [row["freq"] for row in rows] == [2, None, None]
+    assert rows[1]["error"].startswith("pattern 2 '" + " " * 39 + "…': ") and "holds no words" in rows[1]["error"]
+    assert rows[2]["error"].startswith("pattern 3 'Noriega Noriega") and "more than the longest document" in \
+        rows[2]["error"]
+    assert max(len(row["error"]) for row in rows[1:]) < 200
