@@ -3,7 +3,7 @@
 
     import termx
     with termx.open("reuters") as corpus:          # db: a URL, else TERMX_DATABASE_URL, else the embedded server
-        corpus.stats(["Noriega", "Manuel Noriega"])
+        corpus.stats(["Bundesbank", "James Baker"])
         corpus.terms(rank="adaptation", top=100)
         for words in corpus.segment(lines):        # batched generator, one list of words per line
             ...
@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from termx.records import jsonable
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from termx.storage.loaded import LoadedIndex
     from termx.storage.store import CorpusInfo
+    from termx.wordbreak.alphabet import Alphabet
     from termx.wordbreak.compact import CompactModel
 
 SEGMENT_BATCH = 1000
@@ -52,6 +54,7 @@ class StatsRecord(TypedDict):
     sil: int | None
     shortest: str | None
     longest: str | None
+    error: NotRequired[str]  # only in the record of a bad pattern (every other field None but the pattern)
 
 
 class ConcordanceRecord(TypedDict):
@@ -88,6 +91,7 @@ class Corpus:
         self._shards: list[LoadedIndex] | None = None
         self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
         self._models_lock = threading.Lock()  # `termx serve` calls model() from several threads
+        self._alphabet: Alphabet | None = None
 
     @property
     def shards(self) -> list[LoadedIndex]:
@@ -109,10 +113,19 @@ class Corpus:
 
     def stats(self, patterns: Iterable[str] | str) -> list[StatsRecord]:
         """freq, df_1..df_K, adaptation, Poisson adaptation, RIDF and the class of each pattern (several shards:
-        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`)."""
-        from termx.lookup import stats
+        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`).
 
-        return jsonable(stats(self.shards, [patterns] if isinstance(patterns, str) else list(patterns)))  # type: ignore[no-any-return]
+        `patterns`: one string, or any iterable of them (a generator too). A bad pattern (empty, longer than every
+        document) does not abort the batch: its record has every field None and an `error` naming it and its
+        position, as `termx stats --format json` prints it."""
+        return list(self.iter_stats(patterns))
+
+    def iter_stats(self, patterns: Iterable[str] | str) -> Iterator[StatsRecord]:
+        """stats() lazily: one record per pattern as the iterable yields them (for a pattern list too big to hold)."""
+        from termx.lookup import stats_each
+
+        for record in stats_each(self.shards, [patterns] if isinstance(patterns, str) else patterns):
+            yield jsonable(record)
 
     def concordance(self, pattern: str, left: int = 10, right: int = 40,
                     limit: int | None = 100) -> list[ConcordanceRecord]:
@@ -187,10 +200,24 @@ class Corpus:
                 params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[list[str]]:
         """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary;
         `store`: as in model())."""
-        model = self.model(max_len, params, store)
         it = iter(lines)
-        while chunk := list(itertools.islice(it, batch)):
+        chunk = list(itertools.islice(it, batch))
+        self._check_alphabet(chunk)
+        model = self.model(max_len, params, store)
+        while chunk:
             yield from model.segment_lines(chunk)
+            chunk = list(itertools.islice(it, batch))
+
+    def _check_alphabet(self, lines: list[str]) -> None:
+        """warnings.warn a ForeignInput when most characters of these lines never occur in the corpus (before a
+        model is trained for them)."""
+        if self._alphabet is None:
+            from termx.wordbreak.alphabet import Alphabet
+
+            self._alphabet = Alphabet(self.engine, self.info)
+        notice = self._alphabet.notice(lines)
+        if notice is not None:
+            warnings.warn(notice, stacklevel=3)
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
                         params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[SegmentRecord]:
@@ -206,6 +233,7 @@ class Corpus:
         """Forget the in-memory index and models (the database stays as it is)."""
         self._shards = None
         self._models.clear()
+        self._alphabet = None
 
     def __enter__(self) -> Corpus:
         return self

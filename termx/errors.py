@@ -47,6 +47,10 @@ class PatternError(TermxError):
     """A look-up pattern is empty or cannot be expressed in the corpus's unit."""
 
 
+class ForeignInput(UserWarning):
+    """A warning, not an error: most characters of a text to segment never occur in its corpus (another script)."""
+
+
 class EvaluationError(TermxError):
     """Evaluation inputs are inconsistent or a test is undefined for them."""
 
