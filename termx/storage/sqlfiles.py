@@ -11,17 +11,20 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
-from termx.errors import CorpusNotFound, InputError, PatternError, TermxError
+from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, PatternError, TermxError
 from termx.lines import split_lines
+from termx.storage.db import connect_or_explain
 from termx.storage.paths import resource
 
 BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
@@ -118,9 +121,56 @@ def _plain(value: Any) -> Any:
 
 
 READER_ROLE = "termx_reader"
-"""The role analyst queries run as (migration 0019): it reads the termx schema and holds no server privilege."""
+"""The role analyst queries run as (migrations 0019, 0023): it reads the termx schema and holds no server privilege.
+termx logs in as it (the session user), so a query has no more privileged role to switch back to."""
 _AS_READER = ("SELECT set_config('role', r.rolname, true) FROM pg_roles r"
               " WHERE r.rolname = %s AND pg_has_role(current_user, r.oid, 'MEMBER')")
+# A role that can read or write server files or run programs, directly or through a role it may SET ROLE to;
+# `termx sql` never runs a query in a session whose user is one.
+_PRIVILEGED = ("SELECT r.rolsuper OR pg_has_role(session_user, 'pg_read_server_files', 'MEMBER')"
+               " OR pg_has_role(session_user, 'pg_write_server_files', 'MEMBER')"
+               " OR pg_has_role(session_user, 'pg_execute_server_program', 'MEMBER')"
+               " FROM pg_roles r WHERE r.rolname = session_user")
+_MEMBER_OF = ("SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid"
+              " WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = session_user)")
+
+
+@cache
+def _reader_engine(admin_url: str) -> Engine | DatabaseUnavailable:
+    """An engine logged in as READER_ROLE on the server and database of `admin_url` (its password comes from the
+    passfile or ~/.pgpass, never from termx's own user); the one-line reason when the server does not let it in."""
+    url = make_url(admin_url).set(username=READER_ROLE, password=None)
+    try:
+        return connect_or_explain(url)
+    except DatabaseUnavailable as exc:
+        return exc
+
+
+@contextmanager
+def _analyst_session(engine: Engine) -> Iterator[sa.Connection]:
+    """A connection whose session user cannot reach a server privilege: READER_ROLE logged in on its own, or else
+    termx's user when that user is unprivileged itself (then switched to READER_ROLE where it is a member)."""
+    reader = _reader_engine(engine.url.render_as_string(hide_password=False))
+    if isinstance(reader, Engine):
+        with reader.connect() as conn:
+            member_of = conn.exec_driver_sql(_MEMBER_OF).scalar()
+            if member_of or conn.exec_driver_sql(_PRIVILEGED).scalar():
+                raise InputError(f"{READER_ROLE} is a superuser or a member of {member_of}; termx sql will not run "
+                                 "as it", f"REVOKE {member_of} FROM {READER_ROLE}; ALTER ROLE {READER_ROLE} "
+                                 "NOSUPERUSER")
+            conn.rollback()  # the caller begins its own transaction
+            yield conn
+        return
+    with engine.connect() as conn:
+        if conn.exec_driver_sql(_PRIVILEGED).scalar():
+            reason = reader.message.split(": ", 1)[-1]
+            raise InputError(f"termx sql will not run a query as the privileged user {engine.url.username} and "
+                             f"cannot log in as {READER_ROLE} ({reason})",
+                             f"let {READER_ROLE} log in (a pg_hba.conf rule, or its password in ~/.pgpass): "
+                             "see docs/lookup.md")
+        conn.rollback()
+        yield conn
+
 
 READ_ONLY_STATEMENTS = ("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN")
 _FIRST_WORD_RE = re.compile(r"[\s(]*([A-Za-z]*)")
@@ -167,9 +217,9 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
 
     Only a query kind of statement is allowed, run in a READ ONLY transaction that is rolled back; being a single
-    prepared statement, it cannot end that transaction, so an analyst query cannot change data. It runs as
-    READER_ROLE where the server has it, so it cannot use the connecting user's privileges either (a superuser's
-    pg_read_file, for one).
+    prepared statement, it cannot end that transaction, so an analyst query cannot change data. It runs in a
+    session of READER_ROLE (or of termx's user when that user holds no server privilege: never a superuser's), so
+    it cannot use a superuser's pg_read_file or COPY ... TO PROGRAM, not even after `set_config('role', ...)`.
     """
     query = load_sql(name_or_path)
     given = dict(params or {})
@@ -184,7 +234,7 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
                          " ".join(f"`params={p}=...`" for p in missing), ("params",))
     _check_read_only(query)
     try:
-        with engine.connect() as conn, conn.begin() as transaction:
+        with _analyst_session(engine) as conn, conn.begin() as transaction:
             conn.exec_driver_sql("SET TRANSACTION READ ONLY")
             conn.exec_driver_sql(_AS_READER, (READER_ROLE,))
             rows = _execute(conn, query.statement, values)
