@@ -4,8 +4,12 @@ the password; a TERMX_HOME or data directory another user could write is refused
 
 from __future__ import annotations
 
+import os
+import pwd
+import shutil
 import socket
 import struct
+import subprocess
 import tempfile
 import threading
 import uuid
@@ -19,8 +23,9 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import DatabaseUnavailable, InputError
-from termx.storage import sqlfiles
+from termx.storage import embedded, sqlfiles
 from termx.storage.sqlfiles import READER_ROLE, run_sql
+from tests.serverutil import termx_home
 
 runner = CliRunner()
 SECRET_LINE = "root:x:0:0"  # the start of /etc/passwd: proof that a query read a server file
@@ -157,3 +162,65 @@ def _read(conn: socket.socket, n: int) -> bytes:
             raise OSError("closed")
         data += chunk
     return data
+
+
+# -- folders another user made or can write -----------------------------------------------------------------
+
+@pytest.fixture
+def other_user() -> Iterator[pwd.struct_passwd]:
+    """A throwaway unprivileged local user, removed afterwards."""
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("needs root and useradd to create another local user")
+    name = f"tx{uuid.uuid4().hex[:8]}"
+    subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True,
+                   capture_output=True)
+    try:
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], check=False, capture_output=True)
+
+
+def _db_start_refused(*expected: str) -> None:
+    """`termx db start` fails with one line naming `expected`, and no server runs."""
+    result = runner.invoke(app, ["db", "start"])
+    assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1, result.output
+    assert all(text in result.stderr for text in expected), result.stderr
+
+
+def test_root_refuses_a_data_directory_another_user_made(tmp_path: Path,
+                                                         other_user: pwd.struct_passwd) -> None:
+    """Run as its owner, the cluster would be theirs (pg_hba.conf): termx starts nothing and says why."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    pgdata = home / "pgdata"
+    pgdata.mkdir(mode=0o700)
+    os.chown(pgdata, other_user.pw_uid, other_user.pw_gid)
+    with termx_home(home):
+        _db_start_refused(str(pgdata.resolve()), f"belongs to user '{other_user.pw_name}'", "chown")
+        with pytest.raises(DatabaseUnavailable, match="belongs to"):
+            embedded.embedded_url()
+        assert list(pgdata.iterdir()) == [] and not embedded.status().running
+        assert pgdata.stat().st_uid == other_user.pw_uid
+
+
+def test_a_termx_home_others_can_write_or_own_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with termx_home(home):
+        for mode in (0o777, 0o770, 0o702):
+            os.chmod(home, mode)
+            _db_start_refused(str(home.resolve()), "can be written by other users", "chmod go-w")
+        os.chmod(home, 0o700)
+        assert not (home / "pgdata").exists()
+
+
+def test_a_termx_home_of_another_user_is_refused(tmp_path: Path, other_user: pwd.struct_passwd) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    (theirs / "home").mkdir(mode=0o700)
+    for owned, refused in ((theirs / "home", theirs / "home"), (theirs, theirs)):  # the home, then a parent
+        os.chown(owned, other_user.pw_uid, other_user.pw_gid)
+        with termx_home(theirs / "home"):
+            _db_start_refused(f"{refused.resolve()} belongs to user '{other_user.pw_name}'")
+            os.chown(owned, 0, 0)  # before termx_home's own `db stop` at the end of the block
+    assert not (theirs / "home" / "pgdata").exists()
