@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -135,15 +134,19 @@ _MEMBER_OF = ("SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg
               " WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = session_user)")
 
 
-@cache
+_readers: dict[str, Engine] = {}  # termx's URL -> an engine logged in as READER_ROLE on the same database
+
+
 def _reader_engine(admin_url: str) -> Engine | DatabaseUnavailable:
     """An engine logged in as READER_ROLE on the server and database of `admin_url` (its password comes from the
-    passfile or ~/.pgpass, never from termx's own user); the one-line reason when the server does not let it in."""
-    url = make_url(admin_url).set(username=READER_ROLE, password=None)
-    try:
-        return connect_or_explain(url)
-    except DatabaseUnavailable as exc:
-        return exc
+    passfile or ~/.pgpass, never from termx's own user); the one-line reason when the server does not let it in
+    (not remembered: a long-running `termx serve` tries again)."""
+    if admin_url not in _readers:
+        try:
+            _readers[admin_url] = connect_or_explain(make_url(admin_url).set(username=READER_ROLE, password=None))
+        except DatabaseUnavailable as exc:
+            return exc
+    return _readers[admin_url]
 
 
 @contextmanager
