@@ -11,8 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,18 +121,18 @@ def _plain(value: Any) -> Any:
 READER_ROLE = "termx_reader"
 """The role analyst queries run as (migrations 0019, 0023): it reads the termx schema and holds no server privilege.
 termx logs in as it (the session user), so a query has no more privileged role to switch back to."""
-_AS_READER = ("SELECT set_config('role', r.rolname, true) FROM pg_roles r"
-              " WHERE r.rolname = %s AND pg_has_role(current_user, r.oid, 'MEMBER')")
-# A role that can read or write server files or run programs, directly or through a role it may SET ROLE to;
-# `termx sql` never runs a query in a session whose user is one.
-_PRIVILEGED = ("SELECT r.rolsuper OR pg_has_role(session_user, 'pg_read_server_files', 'MEMBER')"
-               " OR pg_has_role(session_user, 'pg_write_server_files', 'MEMBER')"
-               " OR pg_has_role(session_user, 'pg_execute_server_program', 'MEMBER')"
-               " FROM pg_roles r WHERE r.rolname = session_user")
-_MEMBER_OF = ("SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid"
-              " WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = session_user)")
-
-
+# One round trip at the start of each analyst transaction: the roles the session user belongs to; whether it can
+# read or write server files or run programs, directly or through a role it may SET ROLE to (a superuser can);
+# and, for termx's own user standing in for the reader, a switch to READER_ROLE where it is a member.
+_SESSION_CHECK = """
+SELECT (SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
+        WHERE m.member = r.oid) AS member_of,
+       r.rolsuper OR pg_has_role(r.oid, 'pg_read_server_files', 'MEMBER')
+           OR pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER')
+           OR pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') AS privileged,
+       (SELECT set_config('role', t.rolname, true) FROM pg_roles t
+        WHERE t.rolname = %s AND pg_has_role(r.oid, t.oid, 'MEMBER')) AS switched
+FROM pg_roles r WHERE r.rolname = session_user"""
 _readers: dict[str, Engine] = {}  # termx's URL -> an engine logged in as READER_ROLE on the same database
 
 
@@ -149,30 +148,27 @@ def _reader_engine(admin_url: str) -> Engine | DatabaseUnavailable:
     return _readers[admin_url]
 
 
-@contextmanager
-def _analyst_session(engine: Engine) -> Iterator[sa.Connection]:
-    """A connection whose session user cannot reach a server privilege: READER_ROLE logged in on its own, or else
-    termx's user when that user is unprivileged itself (then switched to READER_ROLE where it is a member)."""
+def _analyst_engine(engine: Engine) -> tuple[Engine, DatabaseUnavailable | None]:
+    """The engine analyst queries run on: READER_ROLE logged in on its own, or else termx's own engine with the
+    reason the reader could not log in (then `_enter_analyst_session` lets only an unprivileged user go on)."""
     reader = _reader_engine(engine.url.render_as_string(hide_password=False))
-    if isinstance(reader, Engine):
-        with reader.connect() as conn:
-            member_of = conn.exec_driver_sql(_MEMBER_OF).scalar()
-            if member_of or conn.exec_driver_sql(_PRIVILEGED).scalar():
-                raise InputError(f"{READER_ROLE} is a superuser or a member of {member_of}; termx sql will not run "
-                                 "as it", f"REVOKE {member_of} FROM {READER_ROLE}; ALTER ROLE {READER_ROLE} "
-                                 "NOSUPERUSER")
-            conn.rollback()  # the caller begins its own transaction
-            yield conn
-        return
-    with engine.connect() as conn:
-        if conn.exec_driver_sql(_PRIVILEGED).scalar():
-            reason = reader.message.split(": ", 1)[-1]
-            raise InputError(f"termx sql will not run a query as the privileged user {engine.url.username} and "
-                             f"cannot log in as {READER_ROLE} ({reason})",
-                             f"let {READER_ROLE} log in (a pg_hba.conf rule, or its password in ~/.pgpass): "
-                             "see docs/lookup.md")
-        conn.rollback()
-        yield conn
+    return (reader, None) if isinstance(reader, Engine) else (engine, reader)
+
+
+def _enter_analyst_session(conn: sa.Connection, engine: Engine, login_refused: DatabaseUnavailable | None) -> None:
+    """Refuse a session whose user could reach a server privilege: the reader must be no superuser and a member of
+    no role; termx's own user, standing in for it, must hold no server privilege (it then switches to the reader
+    where it is a member)."""
+    member_of, privileged, _ = conn.exec_driver_sql(_SESSION_CHECK, (READER_ROLE,)).one()
+    if login_refused is None and (member_of or privileged):
+        raise InputError(f"{READER_ROLE} is a superuser or a member of {member_of}; termx sql will not run as it",
+                         f"REVOKE {member_of} FROM {READER_ROLE}; ALTER ROLE {READER_ROLE} NOSUPERUSER")
+    if login_refused is not None and privileged:
+        reason = login_refused.message.split(": ", 1)[-1]
+        raise InputError(f"termx sql will not run a query as the privileged user {engine.url.username} and "
+                         f"cannot log in as {READER_ROLE} ({reason})",
+                         f"let {READER_ROLE} log in (a pg_hba.conf rule, or its password in ~/.pgpass): "
+                         "see docs/lookup.md")
 
 
 READ_ONLY_STATEMENTS = ("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN")
@@ -237,9 +233,10 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
                          " ".join(f"`params={p}=...`" for p in missing), ("params",))
     _check_read_only(query)
     try:
-        with _analyst_session(engine) as conn, conn.begin() as transaction:
+        target, login_refused = _analyst_engine(engine)
+        with target.connect() as conn, conn.begin() as transaction:
             conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-            conn.exec_driver_sql(_AS_READER, (READER_ROLE,))
+            _enter_analyst_session(conn, engine, login_refused)
             rows = _execute(conn, query.statement, values)
             transaction.rollback()
     except psycopg.OperationalError:
