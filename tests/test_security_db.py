@@ -227,15 +227,15 @@ def test_a_termx_home_of_another_user_is_refused(tmp_path: Path, other_user: pwd
 
 
 @contextmanager
-def _throwaway_role(engine: sa.Engine, *grants: str) -> Iterator[str]:
-    """A LOGIN role of its own (dropped afterwards), member of `grants`."""
-    role = f"termx_test_{uuid.uuid4().hex[:8]}"
+def _throwaway_role(engine: sa.Engine, *grants: str) -> Iterator[sa.URL]:
+    """The URL of a LOGIN role of its own (dropped afterwards), member of `grants`, on `engine`'s database."""
+    role, password = f"termx_test_{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
     with engine.begin() as conn:
-        conn.exec_driver_sql(f"CREATE ROLE {role} LOGIN NOINHERIT")
+        conn.exec_driver_sql(f"CREATE ROLE {role} LOGIN NOINHERIT PASSWORD '{password}'")
         for granted in grants:
             conn.exec_driver_sql(f"GRANT {granted} TO {role}")
     try:
-        yield role
+        yield engine.url.set(username=role, password=password)
     finally:
         with engine.begin() as conn:
             conn.exec_driver_sql(f"DROP ROLE {role}")
@@ -245,16 +245,16 @@ def test_a_reader_with_a_privileged_membership_is_refused_and_a_plain_user_runs_
         engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Throwaway roles stand in for termx_reader (shared by the whole server, so left alone here)."""
     query = _sql_file(tmp_path, "SELECT session_user AS s")
-    monkeypatch.setattr(sqlfiles, "_readers", {})
     with _throwaway_role(engine, "pg_read_server_files") as member:
-        monkeypatch.setattr(sqlfiles, "READER_ROLE", member)
-        with pytest.raises(InputError, match=f"{member} is a superuser or a member of pg_read_server_files"):
+        reader = sa.create_engine(member)
+        monkeypatch.setattr(sqlfiles, "_readers", {engine.url.render_as_string(hide_password=False): reader})
+        monkeypatch.setattr(sqlfiles, "READER_ROLE", member.username)
+        with pytest.raises(InputError, match=f"{member.username} is a superuser or a member of pg_read_server_files"):
             run_sql(engine, query)
-        for reader in sqlfiles._readers.values():
-            reader.dispose()  # its pooled session, before the role goes
+        reader.dispose()  # its pooled session, before the role goes
     # where the reader cannot log in, an unprivileged termx user runs the query in its own session
     monkeypatch.setattr(sqlfiles, "_reader_engine", lambda url: DatabaseUnavailable("cannot connect to x: no"))
     with _throwaway_role(engine) as plain:
-        own = sa.create_engine(engine.url.set(username=plain))
-        assert run_sql(own, query) == [{"s": plain}]
+        own = sa.create_engine(plain)
+        assert run_sql(own, query) == [{"s": plain.username}]
         own.dispose()
