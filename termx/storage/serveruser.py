@@ -46,12 +46,15 @@ class Account:
 
 def server_account(data_dir: Path) -> Account:
     """The current user; as root, the dedicated system user, and never the owner of a data directory someone else
-    made (whoever owns it edits its pg_hba.conf, and so would own root's database): `check_data_dir` refuses it."""
+    made (whoever owns it edits its pg_hba.conf, and so would own root's database): such a `data_dir` is refused."""
     if os.geteuid() != 0:
         entry = pwd.getpwuid(os.geteuid())
-        return Account(entry.pw_name, entry.pw_uid, os.getegid())
-    entry = _system_user(SERVER_USER)
-    return Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
+        account = Account(entry.pw_name, entry.pw_uid, os.getegid())
+    else:
+        entry = _system_user(SERVER_USER)
+        account = Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
+    check_data_dir(data_dir, account)
+    return account
 
 
 def check_data_dir(data_dir: Path, account: Account) -> None:
