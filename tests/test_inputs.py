@@ -18,9 +18,10 @@ import pytest
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.errors import InputError
-from termx.index.ingest import InputMode, OnInvalid, read_documents
-from termx.storage.store import list_corpora
+from termx.errors import CorpusNotFound, InputError
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document, InputMode, OnInvalid, read_documents
+from termx.storage.store import drop_corpus, get_corpus, list_corpora
 
 runner = CliRunner()
 
@@ -180,3 +181,44 @@ def test_stats_of_a_gzipped_corpus_equal_the_plain_ones(db_env: str, tmp_path: P
         stats.append(([{k: v for k, v in r.items() if k != "corpus"} for r in json.loads(result.stdout)],
                       {k: row[k] for k in ("tokens", "documents", "classes")}))
     assert stats[0] == stats[1] == stats[2] and stats[0][1]["documents"] == 3
+
+
+@pytest.mark.parametrize("blank", [" ", "   ", "\u3000", "\t"])
+def test_blank_corpus_names_are_refused(engine, db_env: str, tmp_path: Path, blank: str) -> None:  # type: ignore[no-untyped-def]
+    """A name of spaces (or other white space) names nothing a user can see: refused by the CLI and the API."""
+    f = tmp_path / "t.txt"
+    f.write_text("some text", encoding="utf-8")
+    line = _error_line(runner.invoke(app, ["index", str(f), "--corpus", blank]))
+    assert "a corpus name must" in line
+    with pytest.raises(InputError, match="a corpus name must"):
+        index_documents(engine, blank, [Document("d", "some text")])
+    assert not [c.name for c in list_corpora(engine) if not c.name.strip()]
+
+
+@pytest.fixture(scope="module")
+def reuters(engine) -> Any:  # type: ignore[no-untyped-def]
+    """A corpus named like a well-known one, unique to this run (`reuters-<id>`), dropped afterwards."""
+    name = f"reuters-{uuid.uuid4().hex[:6]}"
+    index_documents(engine, name, [Document("d", "Hi_Ho_Hi_Ho Hi_Ho Hi")])
+    yield name
+    drop_corpus(engine, name)
+
+
+def test_unknown_corpus_suggests_the_nearest_name(engine, db_env: str, reuters: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    typo = reuters.replace("reuters", "reuter")
+    hint = f"did you mean {reuters!r}?"
+    f = tmp_path / "t.txt"
+    f.write_text("more text", encoding="utf-8")
+    for argv in (["stats", typo, "Hi"], ["corpora", typo], ["drop", typo],
+                 ["index", str(f), "--corpus", typo, "--append"],
+                 ["sql", "stats", "-p", f"corpus={typo}", "-p", "pattern=Hi"],
+                 ["terms", reuters, "--rank", "specificity", "--reference", typo]):
+        line = _error_line(runner.invoke(app, argv))
+        assert typo in line and hint in line, (argv, line)
+    assert _error_line(runner.invoke(app, ["stats", typo, "Hi"])) == \
+        f"Error: no corpus named {typo!r} (did you mean {reuters!r}? termx corpora lists them)"
+    with pytest.raises(CorpusNotFound, match=f"did you mean {reuters!r}"):
+        get_corpus(engine, typo)
+    far = "zq" * 12  # nothing close: the hint alone
+    assert _error_line(runner.invoke(app, ["stats", far, "Hi"])) == \
+        f"Error: no corpus named {far!r} (termx corpora lists them)"
