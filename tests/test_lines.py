@@ -10,10 +10,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from termx import lines
 from termx.errors import InputError
 from termx.evaluation.inputs import read_records
 from termx.index.ingest import InputMode, read_documents
-from termx.lines import _batches, iter_lines, parse_json_line, read_lines, split_lines, stream_lines
+from termx.lines import (
+    _batches,
+    decode_stream,
+    iter_lines,
+    parse_json_line,
+    read_lines,
+    split_lines,
+    stream_lines,
+)
 
 # Characters str.splitlines() breaks at although they are ordinary text inside a line.
 NOT_LINE_ENDS = "\u2028\u2029\u0085\x0c\x0b\x1c\x1d\x1e"
@@ -60,6 +69,28 @@ def test_read_lines_file_bom_crlf_and_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         read_lines(tmp_path / "missing.txt")
     assert read_lines("/dev/null") == []
+
+
+@given(st.lists(st.sampled_from([b"a", b"\n", b"\xc3\xa9", b"\xef\xbf\xbd", b"\xe2\x82\xac", b"\xff", b"\xe2",
+                                  b"\xf0\x9f", b"\x80"]), max_size=12).map(b"".join),
+       st.integers(min_value=1, max_value=5))
+def test_decode_stream_in_blocks_is_the_whole_decode(data: bytes, block: int) -> None:
+    """Block by block (characters and U+FFFD cut at any point) the text, the substitutions and the offset of the
+    first invalid byte are those of decoding the whole input at once."""
+    saved, lines.BLOCK = lines.BLOCK, block
+    try:
+        text, replaced = decode_stream(io.BytesIO(data), "f", replace=True)
+        assert text == data.decode("utf-8", "replace")
+        assert replaced == text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            with pytest.raises(InputError, match=f"f is not valid UTF-8 at byte offset {exc.start} "):
+                decode_stream(io.BytesIO(data), "f")
+        else:
+            assert decode_stream(io.BytesIO(data), "f") == (data.decode("utf-8"), 0)
+    finally:
+        lines.BLOCK = saved
 
 
 def test_stream_batches_keep_lines_whole_and_offsets_right() -> None:
