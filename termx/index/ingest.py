@@ -145,21 +145,20 @@ def _decompressed(stream: BinaryIO) -> tuple[SupportsRead[bytes], str | None]:
     return raw, None
 
 
-class _Replay(io.RawIOBase):
-    """A stream whose first bytes were read to look at them: it gives them back, then reads on."""
+class _Replay:
+    """A stream whose first bytes were read to look at them: it gives them back (a short read), then reads on."""
 
     def __init__(self, head: bytes, rest: BinaryIO) -> None:
-        super().__init__()
         self._head, self._rest = head, rest
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        data = self._head[:len(buffer)] if self._head else self._rest.read(len(buffer))
-        self._head = self._head[len(data):]
-        buffer[:len(data)] = data
-        return len(data)
+    def read(self, size: int = -1) -> bytes:
+        head, self._head = self._head, b""
+        if not head:
+            return self._rest.read(size)
+        if size < 0:
+            return head + self._rest.read()
+        self._head = head[size:]
+        return head[:size]
 
 
 def _mode_for(source: str, mode: InputMode) -> InputMode:
