@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from _typeshed import SupportsRead
 
 STDIN = "-"
-BOM = b"\xef\xbb\xbf"
 READ_SIZE = 1 << 16
 BLOCK = 1 << 20  # bytes decode_stream reads and checks at a time
 REPLACEMENT = "\ufffd".encode()
@@ -63,16 +62,6 @@ def check_nul(data: bytes, where: str, offset: int = 0) -> None:
     if nul >= 0:
         raise InputError(f"{where} contains a NUL byte at offset {offset + nul}",
                          "binary input cannot be read as text")
-
-
-def decode(data: bytes, where: str, offset: int = 0) -> str:
-    """UTF-8 text of `data` (NUL bytes refused); `offset` places `data` in its file for the messages."""
-    check_nul(data, where, offset)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where} is not valid UTF-8 at byte offset {offset + exc.start}",
-                         "convert it to UTF-8") from None
 
 
 def decode_stream(stream: SupportsRead[bytes], where: str, replace: bool = False, hint: str = "convert it to UTF-8",
@@ -159,30 +148,28 @@ def _closing(stream: BinaryIO, batches: Iterator[list[str]]) -> Iterator[list[st
 
 
 def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]]:
-    """Decoded lines in batches; `read1` returns what is available without waiting for a full buffer."""
+    """Decoded lines in batches; `read1` returns what is available without waiting for a full buffer. Every read
+    is checked (NUL, UTF-8) as it arrives, so binary input fails at once even when no newline ever comes."""
     read = getattr(stream, "read1", stream.read)
-    pending, offset, first = b"", 0, True
-    while True:
-        chunk = read(READ_SIZE)
-        if not chunk:
-            break
-        if first:  # skip a BOM, even one that arrives split over reads
-            first = False
-            while len(chunk) < len(BOM) and BOM.startswith(chunk) and (more := read(len(BOM) - len(chunk))):
-                chunk += more
-            if chunk.startswith(BOM):
-                chunk, offset = chunk[len(BOM):], len(BOM)
-        pending += chunk
-        cut = pending.rfind(b"\n") + 1
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    pending, offset, first = "", 0, True
+    while chunk := read(READ_SIZE):
+        check_nul(chunk, where, offset)
+        text = _decode_block(decoder, chunk, where, offset, "convert it to UTF-8", ())
+        offset += len(chunk)
+        if first and text:  # skip a BOM (the decoder waits for all its bytes, even split over reads)
+            text, first = text.removeprefix("\ufeff"), False
+        pending += text
+        cut = pending.rfind("\n") + 1
         if not cut:
             continue
-        lines = split_lines(decode(pending[:cut], where, offset))
-        offset += cut
+        lines = split_lines(pending[:cut])
         pending = pending[cut:]
         for k in range(0, len(lines), max_lines):
             yield lines[k:k + max_lines]
+    pending += _decode_block(decoder, b"", where, offset, "convert it to UTF-8", (), final=True)
     if pending:
-        yield split_lines(decode(pending, where, offset))
+        yield split_lines(pending)
 
 
 def parse_json_line(line: str, where: str, hint: str | None = None) -> Any:

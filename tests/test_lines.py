@@ -117,6 +117,28 @@ def test_stream_batches_keep_lines_whole_and_offsets_right() -> None:
         list(_batches(Trickle(b"abc\n\xffx\n"), "<pipe>", 1000))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("byte", "error"), [(b"\x00", "contains a NUL byte at offset 0"),
+                                             (b"\xff", "is not valid UTF-8 at byte offset 0")])
+def test_stream_batches_refuse_endless_binary_at_the_first_read(byte: bytes, error: str) -> None:
+    """Binary input without a newline (/dev/zero) is refused at its first read, not gathered while waiting for the
+    end of a line that never comes (`termx segment CORPUS /dev/zero` ran for good)."""
+    class Endless(io.RawIOBase):
+        reads = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read1(self, n: int = -1) -> bytes:
+            self.reads += 1
+            assert self.reads < 10, "read on past the first block"
+            return byte * n
+
+    with pytest.raises(InputError, match=f"<pipe> {error}"):
+        list(_batches(Endless(), "<pipe>", 1000))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="/dev/zero contains a NUL byte at offset 0"):
+        next(stream_lines("/dev/zero"))
+
+
 def test_stream_lines_file_in_bounded_batches(tmp_path: Path) -> None:
     f = tmp_path / "many.txt"
     f.write_text("".join(f"line {n}\r\n" for n in range(2500)), encoding="utf-8")
