@@ -63,12 +63,15 @@ threading.Thread(target=feed, args=(fifo,), daemon=True).start()
 for path in [fifo, *inputs]:
     result = CliRunner().invoke(app, ["index", path, "--corpus", name, "-q"])
     print(json.dumps([path, result.exit_code, result.stderr]))
+result = CliRunner().invoke(app, ["segscore", "/dev/zero", "/dev/null"])  # termx.lines.read_lines
+print(json.dumps(["segscore", result.exit_code, result.stderr]))
 """
 
 
 def test_endless_binary_input_fails_at_its_first_block(db_env: str, tmp_path: Path) -> None:
     """/dev/zero, /dev/urandom, a FIFO that never ends and a gzip bomb of zeros (4 GiB from 4 MB: 4096 members of
-    1 MiB) each fail at once with the one-line error, within a memory bound, and write nothing."""
+    1 MiB) each fail at once with the one-line error, within a memory bound, and write nothing; so does /dev/zero
+    given to a command that reads whole files of lines (segscore)."""
     fifo, bomb = tmp_path / "endless", tmp_path / "bomb.txt.gz"
     os.mkfifo(fifo)
     bomb.write_bytes(gzip.compress(bytes(1 << 20)) * 4096)
@@ -79,7 +82,7 @@ def test_endless_binary_input_fails_at_its_first_block(db_env: str, tmp_path: Pa
     results = {path: (code, err) for path, code, err in map(json.loads, done.stdout.splitlines())}
     nul = "contains a NUL byte at offset 0 (binary input cannot be read as text)"
     assert results[str(fifo)] == (1, f"Error: {fifo} {nul}\n")
-    assert results["/dev/zero"] == (1, f"Error: /dev/zero {nul}\n")
+    assert results["/dev/zero"] == results["segscore"] == (1, f"Error: /dev/zero {nul}\n")
     assert results[str(bomb)] == (1, f"Error: {bomb} {nul}\n")
     code, err = results["/dev/urandom"]  # random bytes are invalid UTF-8 within a few bytes
     assert code == 1 and err.startswith("Error: /dev/urandom is not valid UTF-8 at byte offset ") and \
