@@ -26,6 +26,7 @@ STDIN = "-"
 READ_SIZE = 1 << 16
 BLOCK = 1 << 20  # bytes decode_stream reads and checks at a time
 REPLACEMENT = "\ufffd".encode()
+UTF8_HINT = "convert it to UTF-8"
 
 
 def source_name(source: str | Path) -> str:
@@ -64,7 +65,7 @@ def check_nul(data: bytes, where: str, offset: int = 0) -> None:
                          "binary input cannot be read as text")
 
 
-def decode_stream(stream: SupportsRead[bytes], where: str, replace: bool = False, hint: str = "convert it to UTF-8",
+def decode_stream(stream: SupportsRead[bytes], where: str, replace: bool = False, hint: str = UTF8_HINT,
                   params: Sequence[str] = ()) -> tuple[str, int]:
     """The UTF-8 text of a stream and the number of U+FFFD substitutions, read BLOCK bytes at a time and checked
     as each block arrives (NUL refused; invalid UTF-8 refused, or replaced with `replace`), so an endless binary
@@ -155,7 +156,7 @@ def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]
     pending, offset, first = "", 0, True
     while chunk := read(READ_SIZE):
         check_nul(chunk, where, offset)
-        text = _decode_block(decoder, chunk, where, offset, "convert it to UTF-8", ())
+        text = _decode_block(decoder, chunk, where, offset, UTF8_HINT, ())
         offset += len(chunk)
         if first and text:  # skip a BOM (the decoder waits for all its bytes, even split over reads)
             text, first = text.removeprefix("\ufeff"), False
@@ -167,7 +168,7 @@ def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]
         pending = pending[cut:]
         for k in range(0, len(lines), max_lines):
             yield lines[k:k + max_lines]
-    pending += _decode_block(decoder, b"", where, offset, "convert it to UTF-8", (), final=True)
+    pending += _decode_block(decoder, b"", where, offset, UTF8_HINT, (), final=True)
     if pending:
         yield split_lines(pending)
 
