@@ -8,6 +8,7 @@ import gzip
 import io
 import itertools
 import lzma
+import re
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -62,13 +63,14 @@ class ReadReport:
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 JSON_SUFFIXES = (".json",)
-COMPRESSED: dict[bytes, tuple[str, Callable[[Any], io.BufferedIOBase]]] = {  # magic bytes → format, its reader
-    b"\x1f\x8b": ("gzip", lambda raw: gzip.GzipFile(fileobj=raw)),
-    b"BZh": ("bzip2", bz2.BZ2File),
-    b"\xfd7zXZ\x00": ("xz", lzma.LZMAFile),
+COMPRESSED: dict[str, tuple[re.Pattern[bytes], Callable[[Any], io.BufferedIOBase]]] = {  # format: magic, reader
+    "gzip": (re.compile(b"\x1f\x8b"), lambda raw: gzip.GzipFile(fileobj=raw)),
+    # "BZh" alone starts English text: the level digit and the first block's (or the end's) magic must follow
+    "bzip2": (re.compile(b"BZh[1-9](?:\x31\x41\x59\x26\x53\x59|\x17\x72\x45\x38\x50\x90)"), bz2.BZ2File),
+    "xz": (re.compile(b"\xfd7zXZ\x00"), lzma.LZMAFile),
 }
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
-MAGIC_SIZE = max(map(len, COMPRESSED))
+MAGIC_SIZE = 10
 
 
 def read_documents(paths: list[str], mode: InputMode = InputMode.auto,
@@ -139,8 +141,8 @@ def _decompressed(stream: BinaryIO) -> tuple[SupportsRead[bytes], str | None]:
     bzip2 or xz (so stdin and a file of any name are recognised alike)."""
     head = stream.read(MAGIC_SIZE)
     raw = _Replay(head, stream)
-    for magic, (compression, reader) in COMPRESSED.items():
-        if head.startswith(magic):
+    for compression, (magic, reader) in COMPRESSED.items():
+        if magic.match(head):
             return reader(raw), compression
     return raw, None
 
