@@ -32,7 +32,6 @@ from termx.errors import (
     BuildFailed,
     CorpusExists,
     CorpusInUse,
-    CorpusNotFound,
     InputError,
     MissingDependency,
     TermxError,
@@ -44,7 +43,7 @@ from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.store import STORE_CONNECTIONS, CorpusInfo, _swap, _url, get_corpus, store_shard
+from termx.storage.store import STORE_CONNECTIONS, CorpusInfo, _swap, _url, corpus_not_found, get_corpus, store_shard
 
 
 @dataclass(frozen=True)
@@ -287,8 +286,8 @@ def _target(conn: psycopg.Connection, name: str, unit: Unit, max_k: int, rep_cap
                                params=("replace",))
         return _Target(None, unit, max_k, rep_cap, None, 0, 0)
     if existing is None:
-        raise CorpusNotFound(f"no corpus named {name!r} to append to", "build it first without `append`",
-                             params=("append",))
+        raise corpus_not_found(conn, name, f"no corpus named {name!r} to append to",
+                               "build it first without `append`", ("append",))
     corpus_id, stored_unit, stored_k, stored_cap, documents = existing
     vocab = None if stored_unit == "byte" else [r[0] for r in conn.execute(
         "SELECT token FROM termx.vocab WHERE corpus_id = %s ORDER BY token_id", (corpus_id,))]
