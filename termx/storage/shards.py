@@ -119,7 +119,7 @@ def pool_runner(workers: int | None = None) -> Runner:
             return
         with _safe_path():  # multiprocessing's resource tracker starts here
             pool = ProcessPoolExecutor(max_workers=min(count, len(tasks)), mp_context=get_context("spawn"),
-                                       initializer=die_with_parent, initargs=(os.getpid(),))
+                                       initializer=_die_with_parent, initargs=(os.getpid(),))
         try:
             with _safe_path():  # the workers start in submit() (Python 3.11 to 3.13)
                 pending: set[Future[ShardResult]] = {pool.submit(build_and_store, t) for t in tasks}
@@ -151,7 +151,7 @@ def _safe_path() -> Iterator[None]:
             os.environ["PYTHONSAFEPATH"] = previous
 
 
-def die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int) -> None:
     """Worker initializer: get SIGKILL when the process that started this worker ends, however it ends (kill -9
     included), instead of waiting forever on the pool's queue with its shard in memory. Linux's parent-death
     signal (it follows the thread that started the worker: the one that runs the whole build); elsewhere a
