@@ -15,6 +15,7 @@ others, or the listening process runs as another user): nothing is sent to it, a
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import resource
@@ -89,9 +90,9 @@ def _socket_problem(path: Path) -> str | None:
 
 
 def _runs_here(argv: list[str]) -> bool:
-    """Whether `termx ARGV` is one of the RUN_HERE commands (global options such as --debug skipped)."""
-    words = [arg for arg in argv if not arg.startswith("-")]
-    return any(tuple(words[:len(command)]) == command for command in RUN_HERE)
+    """Whether `termx ARGV` is one of the RUN_HERE commands (leading global options such as --debug skipped)."""
+    words = tuple(itertools.dropwhile(lambda arg: arg.startswith("-"), argv))
+    return any(words[:len(command)] == command for command in RUN_HERE)
 
 
 def _limits() -> dict[str, tuple[int, int]]:
