@@ -584,10 +584,12 @@ def _live(leases: list[list[float]]) -> list[list[float]]:
 
 
 def _spawn_watchdog(layout: Layout, lease: Lease) -> None:
-    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes)."""
+    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes).
+    It runs with `-P` from / so that it imports termx from the installation, never from the working directory."""
     _watchdogs.append(subprocess.Popen(
-        [sys.executable, "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        [sys.executable, "-P", "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd="/"))
 
 
 def _watch(home: str, pid: str, created: str) -> None:
