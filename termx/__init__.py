@@ -4,7 +4,7 @@ The library API is re-exported here and imported lazily, so `termx --help` stays
 
     import termx
     with termx.open("reuters") as corpus:      # termx.api.Corpus (docs/python.md)
-        corpus.stats(["Noriega"])
+        corpus.stats(["Bundesbank"])
 
     from termx import get_engine, index_paths, load_index, stats
 """

@@ -3,7 +3,7 @@
 
     import termx
     with termx.open("reuters") as corpus:          # db: a URL, else TERMX_DATABASE_URL, else the embedded server
-        corpus.stats(["Noriega", "Manuel Noriega"])
+        corpus.stats(["Bundesbank", "James Baker"])
         corpus.terms(rank="adaptation", top=100)
         for words in corpus.segment(lines):        # batched generator, one list of words per line
             ...
@@ -14,9 +14,12 @@ A Corpus keeps its index and segmentation model in memory after first use, so re
 from __future__ import annotations
 
 import itertools
+import threading
+import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from termx.records import jsonable
 
@@ -25,10 +28,15 @@ if TYPE_CHECKING:
 
     from termx.storage.loaded import LoadedIndex
     from termx.storage.store import CorpusInfo
+    from termx.wordbreak.alphabet import Alphabet
     from termx.wordbreak.compact import CompactModel
 
 SEGMENT_BATCH = 1000
 """Lines segmented per call of the model."""
+_ModelKey = tuple[int, tuple[tuple[str, float], ...]]
+"""max_len and the params of a segmentation model."""
+MODELS_IN_MEMORY = 3
+"""Segmentation models a Corpus keeps in memory (the least recently used goes first): tens of MB each."""
 
 
 class StatsRecord(TypedDict):
@@ -46,6 +54,7 @@ class StatsRecord(TypedDict):
     sil: int | None
     shortest: str | None
     longest: str | None
+    error: NotRequired[str]  # only in the record of a bad pattern (every other field None but the pattern)
 
 
 class ConcordanceRecord(TypedDict):
@@ -80,7 +89,9 @@ class Corpus:
         self.info: CorpusInfo = get_corpus(self.engine, name)
         self.name = name
         self._shards: list[LoadedIndex] | None = None
-        self._models: dict[tuple[int, tuple[tuple[str, float], ...]], CompactModel] = {}
+        self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
+        self._models_lock = threading.Lock()  # `termx serve` calls model() from several threads
+        self._alphabet: Alphabet | None = None
 
     @property
     def shards(self) -> list[LoadedIndex]:
@@ -102,10 +113,19 @@ class Corpus:
 
     def stats(self, patterns: Iterable[str] | str) -> list[StatsRecord]:
         """freq, df_1..df_K, adaptation, Poisson adaptation, RIDF and the class of each pattern (several shards:
-        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`)."""
-        from termx.lookup import stats
+        freq and df summed, the class fields per shard under "shards", as `termx stats --format json`).
 
-        return jsonable(stats(self.shards, [patterns] if isinstance(patterns, str) else list(patterns)))  # type: ignore[no-any-return]
+        `patterns`: one string, or any iterable of them (a generator too). A bad pattern (empty, longer than every
+        document) does not abort the batch: its record has every field None and an `error` naming it and its
+        position, as `termx stats --format json` prints it."""
+        return list(self.iter_stats(patterns))
+
+    def iter_stats(self, patterns: Iterable[str] | str) -> Iterator[StatsRecord]:
+        """stats() lazily: one record per pattern as the iterable yields them (for a pattern list too big to hold)."""
+        from termx.lookup import stats_each
+
+        for record in stats_each(self.shards, [patterns] if isinstance(patterns, str) else patterns):
+            yield jsonable(record)
 
     def concordance(self, pattern: str, left: int = 10, right: int = 40,
                     limit: int | None = 100) -> list[ConcordanceRecord]:
@@ -136,38 +156,84 @@ class Corpus:
         return jsonable(extract_terms(self.engine, self.name, rank, top, min_df, min_len, max_len,  # type: ignore[no-any-return]
                                       reference=reference))
 
-    def model(self, max_len: int | None = None, params: Mapping[str, float] | None = None) -> CompactModel:
-        """The corpus's branching segmentation model: stored with the corpus, trained on first use."""
-        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN
+    def model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
+              store: bool = True) -> CompactModel:
+        """The corpus's branching segmentation model for `max_len` and `params` (termx.limits gives their
+        ranges): found stored with the corpus, else trained, and then stored when `store`. The last
+        MODELS_IN_MEMORY models used stay in memory."""
+        key = self._model_key(max_len, params)
+        with self._models_lock:
+            if key in self._models:
+                self._models.move_to_end(key)
+                return self._models[key]
         from termx.wordbreak.stored import segment_model
 
-        size = max_len or DEFAULT_MAX_LEN
-        key = (size, tuple(sorted((params or {}).items())))
-        if key not in self._models:
-            self._models[key] = segment_model(self.engine, self.name, size, params)[0]
-        return self._models[key]
+        model = segment_model(self.engine, self.name, key[0], dict(key[1]), store=store)[0]
+        with self._models_lock:
+            self._models[key] = model
+            while len(self._models) > MODELS_IN_MEMORY:
+                self._models.popitem(last=False)
+        return model
+
+    def has_model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
+                  stored: bool = False) -> bool:
+        """Whether model(max_len, params) is in memory (then it costs nothing), or with `stored` also whether it
+        is stored with the corpus (then it needs no training)."""
+        key = self._model_key(max_len, params)
+        if key in self._models or not stored:
+            return key in self._models
+        from termx.wordbreak.stored import model_stored
+
+        return model_stored(self.engine, self.name, key[0], dict(key[1]))
+
+    @staticmethod
+    def _model_key(max_len: int | None, params: Mapping[str, float] | None) -> _ModelKey:
+        """max_len and the parameters, checked (InputError names a bad one) and in a canonical order."""
+        from termx.limits import MAX_LEN
+        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, Scorer, scorer_params
+
+        size = DEFAULT_MAX_LEN if max_len is None else MAX_LEN.check("max_len", max_len)
+        scorer_params(Scorer.branching, params or {})
+        return int(size), tuple(sorted((params or {}).items()))
 
     def segment(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                params: Mapping[str, float] | None = None) -> Iterator[list[str]]:
-        """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary)."""
-        model = self.model(max_len, params)
+                params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[list[str]]:
+        """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary;
+        `store`: as in model())."""
         it = iter(lines)
-        while chunk := list(itertools.islice(it, batch)):
+        chunk = list(itertools.islice(it, batch))
+        self._check_alphabet(chunk)
+        model = self.model(max_len, params, store)
+        while chunk:
             yield from model.segment_lines(chunk)
+            chunk = list(itertools.islice(it, batch))
+
+    def _check_alphabet(self, lines: list[str]) -> None:
+        """warnings.warn a ForeignInput when most characters of these lines never occur in the corpus (before a
+        model is trained for them)."""
+        if self._alphabet is None:
+            from termx.wordbreak.alphabet import Alphabet
+
+            self._alphabet = Alphabet(self.engine, self.info)
+        notice = self._alphabet.notice(lines)
+        if notice is not None:
+            warnings.warn(notice, stacklevel=3)
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                        params: Mapping[str, float] | None = None) -> Iterator[SegmentRecord]:
+                        params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[SegmentRecord]:
         """segment() as the records `termx segment --format json` prints."""
         from termx.wordbreak.lines import segment_record
 
         first, second = itertools.tee(lines)
-        for n, (line, words) in enumerate(zip(first, self.segment(second, batch, max_len, params), strict=True), 1):
+        words_of = self.segment(second, batch, max_len, params, store)
+        for n, (line, words) in enumerate(zip(first, words_of, strict=True), 1):
             yield segment_record(n, line, words)  # type: ignore[misc]
 
     def close(self) -> None:
         """Forget the in-memory index and models (the database stays as it is)."""
         self._shards = None
         self._models.clear()
+        self._alphabet = None
 
     def __enter__(self) -> Corpus:
         return self

@@ -7,7 +7,8 @@ CLI can render it as its flag (`--replace`) and a library user reads the argumen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 
 
 class TermxError(Exception):
@@ -30,6 +31,15 @@ class InputError(TermxError):
 class CorpusNotFound(TermxError):
     """The named corpus does not exist in the database."""
 
+    @classmethod
+    def named(cls, name: str, known: Iterable[str], message: str | None = None,
+              hint: str = "termx corpora lists them", params: Sequence[str] = ()) -> CorpusNotFound:
+        """The one way an unknown corpus name is reported: `no corpus named 'x'` (or `message`), the hint led by
+        the nearest of the `known` names when one is close, as after a typo (`reuter` → did you mean 'reuters'?)."""
+        close = difflib.get_close_matches(name, list(known), n=1)
+        lead = f"did you mean {close[0]!r}? " if close else ""
+        return cls(message or f"no corpus named {name!r}", lead + hint, params)
+
 
 class CorpusExists(TermxError):
     """A corpus of that name exists and replace was not asked for."""
@@ -45,6 +55,10 @@ class DatabaseUnavailable(TermxError):
 
 class PatternError(TermxError):
     """A look-up pattern is empty or cannot be expressed in the corpus's unit."""
+
+
+class ForeignInput(UserWarning):
+    """A warning, not an error: most characters of a text to segment never occur in its corpus (another script)."""
 
 
 class EvaluationError(TermxError):

@@ -8,9 +8,9 @@ pattern occurs once). The SQL functions of migration 0004_lookup return the same
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -25,6 +25,8 @@ STATS_FIELDS = ("pattern", "freq", "df", "adaptation", "poisson_adaptation", "ri
                 "shortest", "longest")
 CLASS_FIELDS = ("pattern", "i", "j", "freq", "df", "lbl", "sil", "size", "shortest", "longest")
 CONCORDANCE_FIELDS = ("rank", "doc", "doc_no", "offset", "left", "match", "right")
+SHOWN_CHARS = 40  # a pattern named in an error message is cut to this many characters
+T = TypeVar("T")
 
 
 @dataclass
@@ -71,13 +73,15 @@ def pattern_length(index: LoadedIndex, pattern: str, longest: int | None = None)
     try:
         data = pattern.encode("utf-8")
     except UnicodeEncodeError:
-        raise PatternError(f"pattern {pattern!r} is not valid UTF-8", "patterns are text in UTF-8") from None
+        raise PatternError(f"pattern {shown_pattern(pattern)} is not valid UTF-8",
+                           "patterns are text in UTF-8") from None
     if "\0" in pattern:
         raise PatternError("a pattern cannot contain NUL", "NUL separates documents in the index")
     n = len(data) if index.unit is Unit.byte else len(pattern) if index.unit is Unit.char else \
         len(split_words(pattern))
     if n == 0:
-        raise PatternError("empty pattern" if not pattern else f"pattern {pattern!r} holds no {index.unit.value}s",
+        raise PatternError("empty pattern" if not pattern else
+                           f"pattern {shown_pattern(pattern)} holds no {index.unit.value}s",
                            "give at least one token")
     if longest is None:
         longest = int(index.doc_len.max()) if index.n_docs else 0
@@ -167,8 +171,24 @@ def _class_fields(index: LoadedIndex, m: ClassMatch) -> dict[str, Any]:
     return row
 
 
+def _stats_row(shards: list[LoadedIndex], documents: int, pattern: str) -> dict[str, Any]:
+    """The STATS_FIELDS of one pattern (PatternError when it is empty or cannot occur); see `stats`."""
+    freq, df, matches = find_in_shards(shards, pattern)
+    row: dict[str, Any] = {"pattern": pattern, "freq": freq, "df": df, "adaptation": adaptation(df),
+                           "poisson_adaptation": one_rate_null(freq, documents),
+                           "ridf": ridf(df[0], freq, documents)}
+    if len(shards) == 1:
+        row.update(_class_fields(*matches[0]))
+    else:
+        row.update(dict.fromkeys(("i", "j", "lbl", "sil", "shortest", "longest")))
+        row["shards"] = [{"shard_no": s.shard_no, "freq": m.freq, "df": m.df, **_class_fields(s, m)}
+                         for s, m in matches if m.found]
+    return row
+
+
 def stats(index: Shards, patterns: Sequence[str]) -> list[dict[str, Any]]:
-    """One row per pattern with the STATS_FIELDS (the JSON contract of `termx stats`).
+    """One row per pattern with the STATS_FIELDS (the JSON contract of `termx stats`); PatternError at the first
+    bad pattern (`stats_each` answers every good one instead).
 
     Over several shards freq and df_k are the sums over the shards; a class <i,j>, LBL, SIL and the shortest/
     longest member exist per shard only, so those fields are None and a `shards` list gives them for each shard
@@ -176,20 +196,41 @@ def stats(index: Shards, patterns: Sequence[str]) -> list[dict[str, Any]]:
     """
     shards = as_shards(index)
     documents = sum(s.n_docs for s in shards)
-    rows = []
-    for pattern in patterns:
-        freq, df, matches = find_in_shards(shards, pattern)
-        row: dict[str, Any] = {"pattern": pattern, "freq": freq, "df": df, "adaptation": adaptation(df),
-                               "poisson_adaptation": one_rate_null(freq, documents),
-                               "ridf": ridf(df[0], freq, documents)}
-        if len(shards) == 1:
-            row.update(_class_fields(*matches[0]))
-        else:
-            row.update(dict.fromkeys(("i", "j", "lbl", "sil", "shortest", "longest")))
-            row["shards"] = [{"shard_no": s.shard_no, "freq": m.freq, "df": m.df, **_class_fields(s, m)}
-                             for s, m in matches if m.found]
-        rows.append(row)
-    return rows
+    return [_stats_row(shards, documents, pattern) for pattern in patterns]
+
+
+def shown_pattern(pattern: str) -> str:
+    """A pattern as an error message names it: quoted, cut to SHOWN_CHARS characters with an ellipsis."""
+    return repr(pattern if len(pattern) <= SHOWN_CHARS else pattern[:SHOWN_CHARS - 1] + "…")
+
+
+def pattern_failure(position: int, pattern: str, exc: PatternError, label: str | None = None) -> str:
+    """The `error` of a batch's bad pattern: its 1-based position (or `label`), the pattern (cut), what is wrong."""
+    return f"{label or f'pattern {position}'} {shown_pattern(pattern)}: {exc}"
+
+
+def error_record(fields: Iterable[str], pattern: str, error: str) -> dict[str, Any]:
+    """A bad pattern's own record in a batch: every field None but the pattern, and its `error`."""
+    return {**dict.fromkeys(fields), "pattern": pattern, "error": error}
+
+
+def answer_each(patterns: Iterable[str], answer: Callable[[str], T]) -> Iterator[tuple[str, T | None, str | None]]:
+    """(pattern, answer, None) for each pattern, or (pattern, None, error) where it is bad (a PatternError), so
+    that one bad pattern does not abort a batch. Lazy: reads `patterns` (any iterable) one at a time."""
+    for position, pattern in enumerate(patterns, 1):
+        try:
+            yield pattern, answer(pattern), None
+        except PatternError as exc:
+            yield pattern, None, pattern_failure(position, pattern, exc)
+
+
+def stats_each(index: Shards, patterns: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """`stats` of a batch, lazily: a row per good pattern, and for a bad one (empty, longer than every document)
+    its error_record with an `error` naming it and its position."""
+    shards = as_shards(index)
+    documents = sum(s.n_docs for s in shards)
+    for pattern, row, error in answer_each(patterns, lambda p: _stats_row(shards, documents, p)):
+        yield row if row is not None else error_record(STATS_FIELDS, pattern, error or "")
 
 
 def class_records(index: Shards, pattern: str) -> list[dict[str, Any]]:
@@ -225,6 +266,15 @@ def class_listing(index: Shards, pattern: str, members: bool = False,
     by_no = {s.shard_no: s for s in shards}
     return [{**r, "members": class_members(by_no[r["shard_no"]] if len(shards) > 1 else shards[0], pattern, limit,
                                            longest)} for r in records]
+
+
+def class_each(index: Shards, patterns: Iterable[str], members: bool = False,
+               limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """class_listing of a batch, lazily: the records of each good pattern, an error_record for each bad one."""
+    shards = as_shards(index)
+    fields = [*CLASS_FIELDS, "members"] if members else list(CLASS_FIELDS)
+    for pattern, records, error in answer_each(patterns, lambda p: class_listing(shards, p, members, limit)):
+        yield from records if records is not None else [error_record(fields, pattern, error or "")]
 
 
 def class_members(index: LoadedIndex, pattern: str, limit: int | None = None, longest: int | None = None) -> list[str]:
@@ -292,3 +342,16 @@ def _lines(index: LoadedIndex, m: ClassMatch, left: int, right: int, limit: int 
         rows.append({"rank": rank, "doc": index.doc_names[d], "doc_no": index.first_doc + d, "offset": p - begin,
                      "left": before, "match": index.decode(index.tokens[p: p + n]), "right": after})
     return rows
+
+
+def concordance_each(index: Shards, patterns: Iterable[str], left: int = 10, right: int = 40,
+                     limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """concordance of a batch, lazily: each line of a good pattern led by its `pattern` (at most `limit` lines a
+    pattern), an error_record for each bad pattern."""
+    shards = as_shards(index)
+    fields = ("pattern", *CONCORDANCE_FIELDS)
+    for pattern, lines, error in answer_each(patterns, lambda p: concordance(shards, p, left, right, limit)):
+        if lines is None:
+            yield error_record(fields, pattern, error or "")
+        else:
+            yield from ({"pattern": pattern, **line} for line in lines)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -52,3 +54,27 @@ def db_env(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """Point the CLI at the session database through TERMX_DATABASE_URL."""
     monkeypatch.setenv("TERMX_DATABASE_URL", database_url)
     return database_url
+
+
+@pytest.fixture
+def shared_data() -> Callable[..., Path]:
+    """`shared_data("en/acter", ...)`: the shared data folder (found as bench/_data.py finds it) holding those paths.
+
+    A test that reads real data skips when a path is missing, so developers without the data still get a clean run;
+    with TERMX_REQUIRE_DATA=1 (set by .ci/run) it fails instead: a published figure must not pass CI unchecked."""
+    spec = importlib.util.spec_from_file_location("_data", Path(__file__).resolve().parents[1] / "bench" / "_data.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    root: Path = module.data_dir()
+
+    def need(*relative: str) -> Path:
+        missing = [p for p in relative if not (root / p).exists()]
+        if missing:
+            reason = f"no {', '.join(missing)} under {root}"
+            if os.environ.get("TERMX_REQUIRE_DATA") == "1":
+                pytest.fail(f"{reason} (TERMX_REQUIRE_DATA=1: the published figures must be checked)")
+            pytest.skip(reason)
+        return root
+
+    return need

@@ -375,8 +375,15 @@ def test_randomization_sampled_is_seeded_and_uses_c_plus_one():
 def test_bootstrap_is_seeded_and_extreme_cases_are_exact():
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=40), rng.normal(size=40)
-    assert paired_bootstrap(x, y, resamples=500, seed=9).p_value == paired_bootstrap(
-        x, y, resamples=500, seed=9).p_value
+    res = paired_bootstrap(x, y, resamples=500, seed=9)
+    # the 500 resamples of seed 9 recomputed by hand: c counts |δ* - δ| >= |δ|, p = (c + 1) / (R + 1)
+    draws = np.random.default_rng(9)
+    delta = x.mean() - y.mean()
+    picks = [draws.integers(0, 40, 40) for _ in range(500)]
+    shifted = np.array([x[idx].mean() - y[idx].mean() - delta for idx in picks])
+    c = int((np.abs(shifted) >= abs(delta) * (1 - 100 * np.finfo(float).eps)).sum())
+    assert 0 < c < 500 and res.details["count"] == c and res.p_value == (c + 1) / 501
+    assert paired_bootstrap(x, y, resamples=500, seed=9).p_value == res.p_value  # the same seed, the same answer
     assert paired_bootstrap(x, x, resamples=500).p_value == 1.0  # no difference: every resample counts
     far = paired_bootstrap(np.arange(40) + 100.0, np.arange(40.0), resamples=500)
     assert far.p_value == 1 / 501 and far.favours == "x"

@@ -99,7 +99,7 @@ def test_class_members(db_env, hiho) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("args, message", [
     (["stats", "no-such-corpus", "x"], "Error: no corpus named 'no-such-corpus'"),
-    (["stats", "{hiho}", ""], "Error: empty pattern"),
+    (["stats", "{hiho}", ""], "Error: pattern 1 '': empty pattern"),
     (["stats", "{hiho}", "Hi_Ho_Hi_Ho_Hi"], "more than the longest document"),
     (["stats", "{hiho}", "H\udcffi"], "not valid UTF-8"),
     (["concordance", "{hiho}", ""], "Error: empty pattern"),

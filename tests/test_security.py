@@ -12,9 +12,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import sqlalchemy as sa
 
 from termx.storage import embedded
+from termx.storage.db import resolve_url
 from termx.storage.serveruser import _GROUP_OBJ, _MASK, _OTHER, _USER, _USER_OBJ, _read_acl, server_account
+from termx.storage.sqlfiles import READER_ROLE, _reader_engine
 from tests.serverutil import termx_home
 
 NOBODY = 65534
@@ -87,6 +90,24 @@ def test_parent_directories_keep_their_modes(private_home: tuple[Path, dict]) ->
         assert {e for e in added if e[0] not in (_MASK,)} <= {(_USER, 1, account.uid)}, path
 
 
+def test_analyst_role_logs_in_with_its_own_password_and_cannot_switch_back(  # type: ignore[type-arg]
+        private_home: tuple[Path, dict]) -> None:
+    """`termx sql` on the embedded server: termx_reader logs in with its generated password (pgpass), so its
+    session has no superuser to return to."""
+    home, _ = private_home
+    assert (home / "pgpass").read_text().count(f":{READER_ROLE}:") == 1
+    reader = _reader_engine(resolve_url(embedded.url()).render_as_string(hide_password=False))
+    assert isinstance(reader, sa.Engine), reader
+    for attempt in ("SELECT set_config('role', 'postgres', false)", "SET ROLE postgres",
+                    "SET SESSION AUTHORIZATION postgres", "SELECT pg_read_file('PG_VERSION')"):
+        with reader.connect() as conn:
+            assert conn.exec_driver_sql("SELECT session_user").scalar() == READER_ROLE
+            conn.exec_driver_sql("RESET ROLE")
+            with pytest.raises(sa.exc.ProgrammingError, match="permission denied"):
+                conn.exec_driver_sql(attempt)
+    reader.dispose()
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user (uid 65534)")
 def test_another_user_cannot_connect(private_home: tuple[Path, dict]) -> None:  # type: ignore[type-arg]
     home, _ = private_home
@@ -131,11 +152,15 @@ def test_long_home_gets_a_private_socket_directory(tmp_path: Path) -> None:
 
 
 def test_tcp_only_on_loopback_and_only_when_asked(tmp_path: Path) -> None:
+    """Also: once the server is down, another user may listen on its port and ask for the password in clear text;
+    every URL termx prints or connects with demands SCRAM, so libpq refuses instead of sending it."""
+    from tests.test_security_db import cleartext_squatter
+
     probe = socket.socket()
     probe.bind(("127.0.0.1", 0))
     port = probe.getsockname()[1]
     probe.close()
-    with termx_home(tmp_path / "home"):
+    with termx_home(tmp_path / "home") as home:
         embedded.start(tcp_port=port)
         assert embedded.status().tcp == f"127.0.0.1:{port}"
         tcp_url = embedded.url(tcp=True)
@@ -147,3 +172,15 @@ def test_tcp_only_on_loopback_and_only_when_asked(tmp_path: Path) -> None:
             assert conn.execute("SELECT 1").fetchone() == (1,)
         with pytest.raises(psycopg.OperationalError, match="password"):
             psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres?passfile=/dev/null")
+        printed = [tcp_url, embedded.url(with_password=True, tcp=True)]
+        own = [embedded.embedded_url(), embedded.url(), embedded.url(with_password=True)]
+        password = embedded._password(embedded._layout())
+        embedded.stop()
+        for urls, family, address in ((printed, socket.AF_INET, ("127.0.0.1", port)),
+                                      (own, socket.AF_UNIX, str(home / "run" / f".s.PGSQL.{port}"))):
+            with cleartext_squatter(family, address) as received:
+                for url in urls:
+                    assert "require_auth=scram-sha-256" in url
+                    with pytest.raises(psycopg.OperationalError, match="cleartext|scram"):
+                        psycopg.connect(url, connect_timeout=5)
+            assert received and not any(password.encode() in sent for sent in received), received

@@ -30,7 +30,7 @@ def client(engine: Engine, database_url: str) -> TestClient:
     rng = np.random.default_rng(4)
     docs = [Document(f"d{k}", " ".join(rng.choice(WORDS, 60))) for k in range(12)]
     index_documents(engine, "served", docs, Unit.byte, 3, replace=True)
-    return TestClient(create_app(database_url, max_body=4096))
+    return TestClient(create_app(database_url, max_body=4096), base_url="http://127.0.0.1")
 
 
 def _cli(*args: str, stdin: str | None = None) -> object:
@@ -75,7 +75,6 @@ def test_unknown_corpus_is_404(client: TestClient, path: str, body: dict[str, ob
     ("/stats", b"{not json", "json"),
     ("/stats", b'{"corpus": "served"}', "patterns"),
     ("/stats", b'{"corpus": "served", "patterns": []}', "patterns"),
-    ("/stats", b'{"corpus": "served", "patterns": [""]}', "empty pattern"),
     ("/stats", b'{"corpus": "served", "patterns": ["a"], "extra": 1}', "extra"),
     ("/concordance", b'{"corpus": "served", "pattern": "a", "left": -1}', "left"),
     ("/terms", b'{"corpus": "served", "rank": "best"}', "rank"),

@@ -87,11 +87,14 @@ def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path, capfd: pyt
 
 
 def test_command_without_server_starts_and_stops_its_own(tmp_path: Path) -> None:
+    """The command is `termx sql`: on the embedded server its query runs logged in as termx_reader."""
+    query = tmp_path / "who.sql"
+    query.write_text("-- who runs analyst queries\nSELECT session_user AS s, count(*) AS n FROM termx.corpus\n")
     with termx_home(tmp_path / "home"):
-        run = subprocess.run([sys.executable, "-m", "termx", "corpora", "--format", "json"], env=termx_env(),
-                             capture_output=True, text=True, timeout=300)
+        run = subprocess.run([sys.executable, "-m", "termx", "sql", str(query), "--format", "json"],
+                             env=termx_env(), capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
-        assert json.loads(run.stdout) == []
+        assert json.loads(run.stdout) == [{"s": "termx_reader", "n": 0}]
         assert run.stderr.count("termx db start") == 1  # says once how to keep one running
         assert not embedded.status().running
 

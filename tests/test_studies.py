@@ -158,7 +158,13 @@ def test_cli_adapt_contract_summary_and_plots(db_env, hiho, tmp_path) -> None:  
     r = _run("adapt", name, "--min-df", "1", "--format", "json", "--plot", str(tmp_path / "ag.png"))
     assert r.exit_code == 0, r.output
     summary = json.loads(r.stdout)[0]
-    assert summary["strings"] == 18 and summary["within_3"] <= summary["compared"]
+    # by hand (the oracle's rules): 18 strings occur wholly inside a history or a test; _Hi, _Hi_, _Hi_H, _Hi_Ho
+    # only in tests (undefined); the other 14 have both estimates > 0: H 2/3 vs 2/3, Hi and i 1/2 vs 1/3, and 11
+    # strings 1 vs 1/2, a ratio of exactly 2, which counts as within 2
+    assert {k: summary[k] for k in ("strings", "undefined", "both_zero", "one_zero", "compared", "within_2",
+                                    "within_3", "share_within_2")} == {
+        "strings": 18, "undefined": 4, "both_zero": 0, "one_zero": 0, "compared": 14, "within_2": 14,
+        "within_3": 14, "share_within_2": 1.0}
     assert (tmp_path / "ag.png").read_bytes().startswith(PNG)
     r = _run("adapt", name, "--shape", "--format", "json", "--plot", str(tmp_path / "shape.png"))
     assert r.exit_code == 0, r.output
@@ -171,7 +177,19 @@ def test_cli_stats_dist(db_env, hiho) -> None:  # type: ignore[no-untyped-def]
     assert r.exit_code == 0, r.output
     h, zz = json.loads(r.stdout)
     assert h["pr_k"] == pytest.approx([0, 1 / 3, 1 / 3, 0]) and h["pr_tail"] == pytest.approx(1 / 3)
-    assert h["mean"] == pytest.approx(7 / 3) and h["best"] in ("poisson", "negative_binomial", "katz")
+    assert h["mean"] == pytest.approx(7 / 3)
+    # H occurs 1, 2 and 4 times in the three documents (cells k = 1, 2 and the tail k >= 4), λ = 7/3
+    poisson = math.log(sstats.poisson.pmf(1, 7 / 3) * sstats.poisson.pmf(2, 7 / 3)
+                       * sstats.poisson.sf(3, 7 / 3))
+    assert h["poisson_lambda"] == pytest.approx(7 / 3) and h["poisson_ll"] == pytest.approx(poisson)
+    # Katz: β = (7 - 3)/3, α = λ/β = 7/4; Pr(0) = 0, Pr(k) = 3/4 (4/7)^k, the tail 1 - 3/7 - 12/49 - 48/343
+    assert (h["katz_alpha"], h["katz_beta"]) == pytest.approx((7 / 4, 4 / 3))
+    assert h["katz_ll"] == pytest.approx(math.log(3 / 7 * 12 / 49 * 64 / 343))
+    # the negative binomial nests the Poisson (r → ∞) and cannot beat the saturated fit (each cell 1/3)
+    assert poisson - 1e-9 <= h["nb_ll"] <= 3 * math.log(1 / 3)
+    # AIC (1, 2, 2 parameters): Poisson 10.78, Katz 11.87, negative binomial 12.69: the smallest is best
+    assert 2 - 2 * poisson < 4 - 2 * h["katz_ll"] < 4 - 2 * h["nb_ll"]
+    assert h["best"] == "poisson"
     assert zz["freq"] == 0 and zz["pr_k"][0] == 1.0
 
 

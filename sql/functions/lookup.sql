@@ -302,20 +302,51 @@ $fn$;
 COMMENT ON FUNCTION termx.stats(text, text) IS
     'freq, df_1..df_K, adaptation, its Poisson prediction, RIDF and the class of a pattern (as termx stats).';
 
+-- A batch: one bad pattern (empty, longer than every document: SQLSTATE 22023) does not abort the others; its row
+-- has NULLs and an `error` naming its 1-based position and the pattern, quoted and cut to 40 characters (the
+-- message the CLI and Python give, termx.lookup.pattern_failure). An unknown corpus is still an error of the call.
+-- (Each pattern runs in its own subtransaction, the price of catching its error: a few microseconds.)
 CREATE OR REPLACE FUNCTION termx.stats(corpus text, patterns text[])
 RETURNS TABLE (pattern text, freq integer, df integer[], adaptation double precision,
                poisson_adaptation double precision, ridf double precision, i integer, j integer, lbl integer,
-               sil integer, shortest text, longest text)
-LANGUAGE sql STABLE AS $fn$
-    -- LEFT JOIN: a NULL element (termx._find is STRICT) still gets its row, of NULLs, so rows match elements
-    SELECT p.pattern_text, s.freq, s.df, s.adaptation, s.poisson_adaptation, s.ridf, s.i, s.j, s.lbl, s.sil,
-           s.shortest, s.longest
-    FROM unnest(patterns) WITH ORDINALITY AS p(pattern_text, n)
-    LEFT JOIN LATERAL termx.stats(corpus, p.pattern_text) s ON true
-    ORDER BY p.n
+               sil integer, shortest text, longest text, error text)
+LANGUAGE plpgsql STABLE AS $fn$
+#variable_conflict use_column
+DECLARE
+    p text;
+    n integer := 0;
+    msg text;
+    hint text;
+BEGIN
+    IF corpus IS NULL OR patterns IS NULL THEN
+        RETURN;
+    END IF;
+    PERFORM termx._corpus(corpus);
+    FOREACH p IN ARRAY patterns LOOP
+        n := n + 1;
+        BEGIN
+            IF p IS NULL THEN  -- a NULL element still gets its row, of NULLs, so rows match elements
+                RETURN QUERY SELECT NULL::text, NULL::integer, NULL::integer[], NULL::float8, NULL::float8,
+                                    NULL::float8, NULL::integer, NULL::integer, NULL::integer, NULL::integer,
+                                    NULL::text, NULL::text, NULL::text;
+            ELSE
+                RETURN QUERY SELECT s.*, NULL::text FROM termx.stats(corpus, p) s;
+            END IF;
+        EXCEPTION WHEN invalid_parameter_value THEN
+            GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+            RETURN QUERY SELECT p, NULL::integer, NULL::integer[], NULL::float8, NULL::float8, NULL::float8,
+                                NULL::integer, NULL::integer, NULL::integer, NULL::integer, NULL::text, NULL::text,
+                                format('pattern %s %s: %s', n,
+                                       quote_literal(CASE WHEN char_length(p) <= 40 THEN p
+                                                          ELSE left(p, 39) || chr(8230) END),
+                                       msg || coalesce(' (' || nullif(hint, '') || ')', ''));
+        END;
+    END LOOP;
+END
 $fn$;
 COMMENT ON FUNCTION termx.stats(text, text[]) IS
-    'termx.stats for several patterns, one row each, in order (a NULL pattern gives a row of NULLs).';
+    'termx.stats for several patterns, one row each, in order; a bad pattern''s row has NULLs and an error naming '
+    'it and its position (a NULL pattern gives a row of NULLs).';
 
 -- Over several shards the occurrences are merged in one global order, by document (doc_no) then offset, as the
 -- library's concordance; rank is the suffix-array rank within the shard shard_no (a rank exists per shard only).

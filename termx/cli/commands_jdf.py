@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
@@ -9,6 +10,7 @@ import typer
 from termx.cli import STUDIES_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
+from termx.cli.patterns import RecordWriter, pattern_source
 from termx.cli.progress import RichProgress
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
@@ -29,11 +31,36 @@ def _flat(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]]:
     return out
 
 
+def _pairs(x: str | None, ys: list[str], patterns_file: str | None) -> Iterator[tuple[str, str]]:
+    """The (x, y) pairs asked for: X with each Y and each line of --patterns; without X, each line is X<TAB>Y."""
+    if x is None:
+        if patterns_file is None:
+            raise typer.BadParameter("give X and Y, or --patterns FILE", param_hint="X")
+        return (_tab_pair(line, n) for n, line in enumerate(pattern_source([], patterns_file), 1))
+    if not ys and patterns_file is None:
+        raise typer.BadParameter("give one or more Y, or --patterns FILE", param_hint="YS")
+    return ((x, y) for y in pattern_source(ys, patterns_file, "Y"))
+
+
+def _tab_pair(line: str, n: int) -> tuple[str, str]:
+    """X and Y of a --patterns line without a positional X: split at the first TAB."""
+    x, tab, y = line.partition("\t")
+    if not tab:
+        from termx.errors import InputError
+
+        raise InputError(f"line {n} of --patterns has no TAB", "without X each line is X<TAB>Y; with X, a Y a line")
+    return x, y
+
+
 @app.command(rich_help_panel=STUDIES_PANEL)
 def jdf(
     corpus: CorpusArg,
-    x: Annotated[str, typer.Argument(help="First string, read in the corpus's unit.")],
-    ys: Annotated[list[str], typer.Argument(help="One or more strings to pair with X.")],
+    x: Annotated[str | None, typer.Argument(help="First string, read in the corpus's unit.")] = None,
+    ys: Annotated[list[str] | None, typer.Argument(help="One or more strings to pair with X.")] = None,
+    patterns_file: Annotated[str | None, typer.Option(
+        "--patterns", metavar="FILE|-", help="Also read strings from FILE, or - for stdin, one a line, streamed: "
+        "with X, each line is a Y to pair with X; without X, each line is X<TAB>Y. A bad pair gets its own "
+        "record with an error (exit 1).")] = None,
     exact: Annotated[bool, typer.Option("--exact", help="Count from the suffix-array intervals (the "
                                         "default).")] = False,
     sketch: Annotated[bool, typer.Option("--sketch", help="Estimate from the stored bottom-k sketches, with a "
@@ -42,17 +69,23 @@ def jdf(
     fmt: FormatOption = Format.table,
 ) -> None:
     """Joint document frequency of X with each Y: df_x, df_y, jdf, the 2x2 document table (x_and_y, x_only,
-    y_only, neither), PMI, Dice, lift Pr(y|x)/Pr(y), log-likelihood G2 and its p-value (chi2, 1 df)."""
+    y_only, neither), PMI, Dice, lift Pr(y|x)/Pr(y), log-likelihood G2 and its p-value (chi2, 1 df). A pair with
+    a bad string (empty) does not stop the others: its error names the pair's position and the string."""
     from termx.errors import InputError
-    from termx.jdf.pairs import jdf_pairs, load_parts
+    from termx.jdf.pairs import documents, jdf_each, load_parts
     from termx.storage.db import get_engine
 
     if exact and sketch:
         raise InputError("--exact and --sketch exclude each other")
+    pairs = _pairs(x, ys or [], patterns_file)
     parts = load_parts(get_engine(db), corpus, with_sketches=sketch)
-    rows = jdf_pairs(parts, x, ys, "sketch" if sketch else "exact")
+    if x is not None:
+        documents(parts, x)  # a bad X is one error, not one per pair
+    rows = jdf_each(parts, pairs, "sketch" if sketch else "exact")
     cols = TABLE_COLUMNS[:6] + ["x_and_y", "x_only", "y_only", "neither"] + TABLE_COLUMNS[6:]
-    emit(render(_flat(rows, fmt), fmt, cols))
+    writer = RecordWriter(fmt, cols)
+    writer.write(r if "error" in r else _flat([r], fmt)[0] for r in rows)
+    writer.end()
 
 
 @app.command(rich_help_panel=STUDIES_PANEL)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -10,10 +11,11 @@ from rich.cells import cell_len
 from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
+from termx.cli.patterns import PatternsOption, RecordWriter, pattern_source
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
-PatternArg = Annotated[str, typer.Argument(help="Pattern, read in the corpus's unit (word corpora: split like "
-                                                "the indexer splits).")]
+PatternArg = Annotated[str | None, typer.Argument(help="Pattern, read in the corpus's unit (word corpora: split "
+                                                      "like the indexer splits); or --patterns.")]
 
 
 def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
@@ -26,7 +28,9 @@ def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
 @app.command(rich_help_panel=LOOKUP_PANEL)
 def stats(
     corpus: CorpusArg,
-    patterns: Annotated[list[str], typer.Argument(help="One or more patterns, read in the corpus's unit.")],
+    patterns: Annotated[list[str] | None, typer.Argument(help="One or more patterns, read in the corpus's unit "
+                                                         "(or --patterns).")] = None,
+    patterns_file: PatternsOption = None,
     dist: Annotated[bool, typer.Option("--dist", help="Instead: Pr(k) for k = 0..K-1 and the tail Pr(k >= K), "
                                        "mean, variance, entropy, and Poisson / negative binomial / Katz "
                                        "K-mixture fits (docs/adaptation.md).")] = False,
@@ -36,20 +40,25 @@ def stats(
     """freq, df_1..df_K, adaptation (df_2/df_1), its Poisson prediction, RIDF, <i,j>, LBL, SIL and the class's
     shortest and longest members of each pattern. A pattern that does not occur has freq 0. On a corpus of
     several shards freq and df are summed over the shards; <i,j>, LBL, SIL and the members exist per shard only
-    (empty in the table; JSON lists them per shard under "shards")."""
-    from termx.lookup import STATS_FIELDS
-    from termx.lookup import stats as lookup_stats
+    (empty in the table; JSON lists them per shard under "shards"). A bad pattern (empty, longer than every
+    document) does not stop the others: its error names it and its position (json: its record's "error";
+    table/csv/tsv: a line on stderr), and the exit status is 1."""
+    from termx.lookup import STATS_FIELDS, error_record, stats_each
 
+    source = pattern_source(patterns or [], patterns_file)
     shards = _load_shards(db, corpus)
-    rows = lookup_stats(shards, patterns)
+    records: Iterable[dict[str, Any]] = stats_each(shards, source)
+    fields: Sequence[str] = STATS_FIELDS
     if dist:
         from termx.studies.distribution import DIST_FIELDS, dist_row
 
         n_docs = sum(s.n_docs for s in shards)
-        rows = [dist_row(r["pattern"], r["freq"], r["df"], n_docs) for r in rows]
-        emit(render(visible_rows(rows, fmt), fmt, DIST_FIELDS))
-        return
-    emit(render(visible_rows(rows, fmt), fmt, STATS_FIELDS))
+        records = (error_record(DIST_FIELDS, r["pattern"], r["error"]) if "error" in r else
+                   dist_row(r["pattern"], r["freq"], r["df"], n_docs) for r in records)
+        fields = DIST_FIELDS
+    writer = RecordWriter(fmt, fields)
+    writer.write(records)
+    writer.end()
 
 
 def _kwic(rows: list[dict[str, Any]], joiner: str) -> str:
@@ -68,10 +77,11 @@ def _kwic(rows: list[dict[str, Any]], joiner: str) -> str:
 @app.command(rich_help_panel=LOOKUP_PANEL)
 def concordance(
     corpus: CorpusArg,
-    pattern: PatternArg,
+    pattern: PatternArg = None,
+    patterns_file: PatternsOption = None,
     left: Annotated[int, typer.Option("--left", "-l", min=0, help="Tokens of left context.")] = 10,
     right: Annotated[int, typer.Option("--right", "-r", min=0, help="Tokens of right context.")] = 40,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Lines to show; 0 = all.")] = 100,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Lines to show (a pattern); 0 = all.")] = 100,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
@@ -80,15 +90,23 @@ def concordance(
     on a corpus of several shards, in document order then offset.
 
     Contexts and offsets count tokens of the corpus's unit (bytes, characters or words from the document's
-    start); the table view shows newlines as ⏎."""
-    from termx.lookup import CONCORDANCE_FIELDS, find_in_shards
+    start); the table view shows newlines as ⏎. With --patterns, each line also says its "pattern", and a bad
+    pattern gets an error record (as in termx stats)."""
+    from termx.lookup import CONCORDANCE_FIELDS, concordance_each, find_in_shards
     from termx.lookup import concordance as lookup_concordance
 
+    source = pattern_source([pattern] if pattern is not None else [], patterns_file)
     shards = _load_shards(db, corpus)
-    rows = lookup_concordance(shards, pattern, left, right, limit or None)
-    shown = visible_rows(rows, fmt)
     joiner = " " if shards[0].unit.value == "word" else ""
     fields = [*CONCORDANCE_FIELDS, "shard_no"] if len(shards) > 1 else list(CONCORDANCE_FIELDS)
+    if patterns_file is not None:
+        writer = RecordWriter(fmt, ["pattern", *fields], lambda rows: _kwic(rows, joiner))
+        writer.write(concordance_each(shards, source, left, right, limit or None))
+        writer.end()
+        return
+    assert pattern is not None
+    rows = lookup_concordance(shards, pattern, left, right, limit or None)
+    shown = visible_rows(rows, fmt)
     emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, fields))
     if not quiet:
         total = find_in_shards(shards, pattern)[0]
@@ -96,10 +114,29 @@ def concordance(
         typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
 
 
+def _member_rows(infos: list[dict[str, Any]], listed: list[list[str]], tag: bool,
+                 with_pattern: bool = False) -> list[dict[str, Any]]:
+    """One row per member of each class: (pattern,) (shard_no,) length, member."""
+    return [{**({"pattern": info["pattern"]} if with_pattern else {}),
+             **({"shard_no": info["shard_no"]} if tag else {}), "length": n, "member": m}
+            for info, names in zip(infos, listed, strict=True)
+            for n, m in enumerate(names, (info["lbl"] or 0) + 1)]
+
+
+def _per_member(records: Iterable[dict[str, Any]], tag: bool) -> Iterator[dict[str, Any]]:
+    """The member rows of each class record (with its pattern); an error record stays as it is."""
+    for r in records:
+        if "error" in r:
+            yield r
+        else:
+            yield from _member_rows([r], [r.pop("members")], tag, with_pattern=True)
+
+
 @app.command("class", rich_help_panel=LOOKUP_PANEL)
 def class_(
     corpus: CorpusArg,
-    pattern: PatternArg,
+    pattern: PatternArg = None,
+    patterns_file: PatternsOption = None,
     members: Annotated[bool, typer.Option("--members", "-m", help="Also list every member: the prefixes of "
                                           "the longest member with length in (LBL, SIL].")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Members to list, shortest first; "
@@ -112,20 +149,30 @@ def class_(
 
     With --members, JSON adds a "members" list to the class object; csv/tsv/jsonl print one row per member. A class
     exists per shard only: on a corpus of several shards, one class per shard where the pattern occurs (shard_no),
-    and member rows say their shard."""
-    from termx.lookup import CLASS_FIELDS, class_listing
+    and member rows say their shard. With --patterns, one class (per shard) for each pattern, member rows say
+    their pattern, and a bad pattern gets an error record (as in termx stats)."""
+    from termx.lookup import CLASS_FIELDS, class_each, class_listing
 
+    source = pattern_source([pattern] if pattern is not None else [], patterns_file)
     shards = _load_shards(db, corpus)
-    infos = class_listing(shards, pattern, members, limit or None)
     tag = len(shards) > 1
     fields = ["shard_no", *CLASS_FIELDS] if tag else list(CLASS_FIELDS)
+    if patterns_file is not None:
+        records: Iterable[dict[str, Any]] = class_each(shards, source, members, limit or None)
+        if members and fmt is not Format.json:  # a row per member, as without --patterns
+            records = _per_member(records, tag)
+            fields = ["pattern", "shard_no", "length", "member"] if tag else ["pattern", "length", "member"]
+        writer = RecordWriter(fmt, fields)
+        writer.write(records)
+        writer.end()
+        return
+    assert pattern is not None
+    infos = class_listing(shards, pattern, members, limit or None)
     if not members:
         emit(render(visible_rows(infos, fmt), fmt, fields))
         return
     listed = [info.pop("members") for info in infos]
-    member_rows = [{**({"shard_no": info["shard_no"]} if tag else {}), "length": n, "member": m}
-                   for info, names in zip(infos, listed, strict=True)
-                   for n, m in enumerate(names, (info["lbl"] or 0) + 1)]
+    member_rows = _member_rows(infos, listed, tag)
     columns = ["shard_no", "length", "member"] if tag else ["length", "member"]
     if fmt is Format.json:
         emit(to_json([{**info, "members": names} for info, names in zip(infos, listed, strict=True)]))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,6 +16,7 @@ from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
 from termx.index.ingest import InputMode
+from termx.limits import scorer_ranges
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
                                            help="Longest candidate word, in tokens of the corpus.")]
@@ -26,7 +28,7 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
                                                       "smoothing, autonomy, passes, pass_weight, pass_theta, "
                                                       "pass_mix, pass_bigram, pass_pair, suffix, "
                                                       "suffix_stems), for one scorer as SCORER.NAME=VALUE. "
-                                                      "Repeatable.")]
+                                                      "Repeatable. Allowed values: " + scorer_ranges() + ".")]
 
 
 def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[str, float]]:
@@ -96,7 +98,7 @@ def segment(
     from termx.wordbreak.lines import segment_record
 
     options = _options(param, [scorer])[scorer.value]
-    batches = stream_lines(source)
+    batches = _warn_if_foreign(get_engine(db), corpus, stream_lines(source))
     with RichProgress(enabled=not quiet) as progress:
         segment_lines = _segmenter(get_engine(db), corpus, scorer, max_len, options, progress, quiet)
     writer = LinesWriter(fmt)
@@ -105,6 +107,19 @@ def segment(
         emit_raw(writer.batch([segment_record(n, line, words) for n, (line, words)
                                in enumerate(zip(lines, segment_lines(lines), strict=True), first)]))
     emit_raw(writer.end())
+
+
+def _warn_if_foreign(engine: Any, corpus: str, batches: Iterator[list[str]]) -> Iterator[list[str]]:
+    """The batches as they are, after a warning on stderr when most characters of the first one never occur in the
+    corpus (checked before a model is trained for text it cannot break)."""
+    from termx.storage.store import get_corpus
+    from termx.wordbreak.alphabet import Alphabet
+
+    first = next(batches, [])
+    notice = Alphabet(engine, get_corpus(engine, corpus)).notice(first)
+    if notice is not None:
+        typer.echo(f"Warning: {notice}", err=True)
+    return itertools.chain([first], batches)
 
 
 def _segmenter(engine: Any, corpus: str, scorer: Scorer, max_len: int, options: dict[str, float],

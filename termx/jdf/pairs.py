@@ -7,18 +7,20 @@ parts' sketches (a part where the string is too rare to be sketched contributes 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from sqlalchemy.engine import Engine
 
+from termx.errors import PatternError
 from termx.jdf import exact
 from termx.jdf.estimate import Estimate, estimate_jdf
 from termx.jdf.measures import association
 from termx.jdf.postings import RelatedClasses
 from termx.jdf.sketches import SEED, Sketches, doc_hashes, merge
+from termx.lookup import pattern_failure
 from termx.storage.loaded import LoadedIndex
 
 JDF_FIELDS = ("x", "y", "df_x", "df_y", "jdf", "documents", "table", "pmi", "dice", "lift", "g2", "p_value",
@@ -93,38 +95,62 @@ def threshold(parts: Sequence[Part]) -> int:
 
 def jdf_pairs(parts: Sequence[Part], x: str, ys: Sequence[str], method: str = "exact") -> list[dict[str, Any]]:
     """One row (JDF_FIELDS) per y: df_x, df_y, jdf(x, y), the document table, the measures and, for sketch
-    estimates, stderr and the 95 % interval. Strings below the sketch threshold fall back to exact (noted)."""
+    estimates, stderr and the 95 % interval. Strings below the sketch threshold fall back to exact (noted).
+    PatternError at the first bad string (jdf_each answers every good pair instead)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}")
     D = n_documents(parts)
     docs_x = documents(parts, x)
-    rows = []
-    for y in ys:
-        docs_y = documents(parts, y)
-        df_x, df_y = len(docs_x), len(docs_y)
-        notes = []
-        if x == y:
-            notes.append("x and y are the same string: jdf = df")
-        for name, s, df in (("x", x, df_x), ("y", y, df_y)):
-            if df == 0:
-                notes.append(f"{name} ({s!r}) does not occur: measures are undefined")
-        est: Estimate | None = None
-        if method == "sketch" and df_x and df_y and x != y:
-            t = threshold(parts)
-            if min(df_x, df_y) < t:
-                notes.append(f"df below the sketch threshold ({t}): exact jdf instead")
-            else:
-                k = parts[0].sketches.k if parts[0].sketches is not None else 0
-                (_, sx), (_, sy) = sketch_of(parts, x), sketch_of(parts, y)
-                est = estimate_jdf(sx, sy, df_x, df_y, k, D)
-        value: float = est.jdf if est is not None else exact.joint(docs_x, docs_y)
-        row: dict[str, Any] = {"x": x, "y": y, "df_x": df_x, "df_y": df_y,
-                               "jdf": round(value, 2) if est is not None and not est.exact else int(value),
-                               "documents": D, **association(df_x, df_y, value, D),
-                               "method": "sketch" if est is not None else "exact", "stderr": None,
-                               "interval": None, "note": "; ".join(notes) or None}
-        if est is not None:
-            row["stderr"] = round(est.stderr, 3)
-            row["interval"] = [round(est.low, 2), round(est.high, 2)]
-        rows.append(row)
-    return rows
+    return [_pair_row(parts, D, x, docs_x, y, method) for y in ys]
+
+
+def jdf_each(parts: Sequence[Part], pairs: Iterable[tuple[str, str]],
+             method: str = "exact") -> Iterator[dict[str, Any]]:
+    """jdf_pairs of a batch of (x, y) pairs, lazily (x's documents found once for a run of pairs with the same x):
+    a row per good pair, and for a pair with a bad string its record with every field None but x and y, and an
+    `error` naming the pair's position and the string (termx.lookup.pattern_failure)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}")
+    D = n_documents(parts)
+    last: tuple[str, np.ndarray] | None = None
+    for position, (x, y) in enumerate(pairs, 1):
+        side, bad = "x", x
+        try:
+            if last is None or last[0] != x:
+                last = (x, documents(parts, x))
+            side, bad = "y", y
+            yield _pair_row(parts, D, x, last[1], y, method)
+        except PatternError as exc:
+            error = pattern_failure(position, bad, exc, label=f"pair {position}, {side}")
+            yield {**dict.fromkeys(JDF_FIELDS), "x": x, "y": y, "error": error}
+
+
+def _pair_row(parts: Sequence[Part], D: int, x: str, docs_x: np.ndarray, y: str, method: str) -> dict[str, Any]:
+    """The JDF_FIELDS of one pair, given x's documents (see jdf_pairs)."""
+    docs_y = documents(parts, y)
+    df_x, df_y = len(docs_x), len(docs_y)
+    notes = []
+    if x == y:
+        notes.append("x and y are the same string: jdf = df")
+    for name, s, df in (("x", x, df_x), ("y", y, df_y)):
+        if df == 0:
+            notes.append(f"{name} ({s!r}) does not occur: measures are undefined")
+    est: Estimate | None = None
+    if method == "sketch" and df_x and df_y and x != y:
+        t = threshold(parts)
+        if min(df_x, df_y) < t:
+            notes.append(f"df below the sketch threshold ({t}): exact jdf instead")
+        else:
+            k = parts[0].sketches.k if parts[0].sketches is not None else 0
+            (_, sx), (_, sy) = sketch_of(parts, x), sketch_of(parts, y)
+            est = estimate_jdf(sx, sy, df_x, df_y, k, D)
+    value: float = est.jdf if est is not None else exact.joint(docs_x, docs_y)
+    row: dict[str, Any] = {"x": x, "y": y, "df_x": df_x, "df_y": df_y,
+                           "jdf": round(value, 2) if est is not None and not est.exact else int(value),
+                           "documents": D, **association(df_x, df_y, value, D),
+                           "method": "sketch" if est is not None else "exact", "stderr": None,
+                           "interval": None, "note": "; ".join(notes) or None}
+    if est is not None:
+        row["stderr"] = round(est.stderr, 3)
+        row["interval"] = [round(est.low, 2), round(est.high, 2)]
+    return row

@@ -38,10 +38,11 @@ from urllib.parse import quote
 
 from termx.errors import DatabaseUnavailable
 from termx.storage import paths
-from termx.storage.serveruser import Account, grant_search, own, run_as, server_account
+from termx.storage.serveruser import Account, check_home, grant_search, own, run_as, server_account
 
 PORT = 5432
 ROLE = DATABASE = "postgres"
+READER = "termx_reader"  # the role `termx sql` logs in as (termx.storage.sqlfiles.READER_ROLE, migration 0023)
 _SOCKET_MAX = 107  # bytes in a Unix socket path (sun_path holds 108 with the final NUL)
 _NEWEST = 18  # the PostgreSQL major version new clusters are made with
 log = logging.getLogger("termx")
@@ -145,6 +146,7 @@ def embedded_url() -> str:
             _spawn_watchdog(layout, lease)
             atexit.register(release, layout.home, lease)
         _write_state(layout, state)
+        _ensure_reader_login(layout, pm)
     if started:
         log.warning("termx: started a temporary embedded PostgreSQL for this command "
                     "(`termx db start` keeps one running for later commands, psql and pandas)")
@@ -161,12 +163,13 @@ def start(tcp_port: int | None = None) -> tuple[bool, Status]:
         pm, account = _running(layout, state)
         started = pm is None
         if pm is None:
-            _start(layout, account, state, tcp_port)
+            pm = _start(layout, account, state, tcp_port)
         elif tcp_port is not None and (not pm.tcp or pm.port != tcp_port):
             raise DatabaseUnavailable(f"the embedded PostgreSQL is already running without TCP port {tcp_port}",
                                       "stop it first with `termx db stop`")
         state.update(kept=True, leases=[])
         _write_state(layout, state)
+        _ensure_reader_login(layout, pm)
     return started, status()
 
 
@@ -333,7 +336,10 @@ def release(home: Path, lease: Lease) -> None:
 # -- the cluster ----------------------------------------------------------------------------------------------
 
 def _layout() -> Layout:
-    return Layout(paths.home().resolve())
+    """The files under $TERMX_HOME, once the folder is known to be ours alone (check_home)."""
+    layout = Layout(paths.home().resolve())
+    check_home(layout.home)
+    return layout
 
 
 def _running(layout: Layout, state: dict[str, Any]) -> tuple[Postmaster | None, Account]:
@@ -399,12 +405,12 @@ def _ensure_cluster(layout: Layout, account: Account, bins: Path) -> None:
             raise DatabaseUnavailable(f"initdb failed in {pgdata}: {_last_line(exc.stderr)}") from None
         finally:
             pwfile.unlink(missing_ok=True)
-        _write_pgpass(layout, password)
+        _write_pgpass(layout, {ROLE: password})
     elif not layout.pgpass.exists():
         password = secrets.token_urlsafe(24)
         run_as(account, [bins / "postgres", "--single", "-D", pgdata, "-c", "listen_addresses=", ROLE],
                input=f"ALTER ROLE {ROLE} PASSWORD '{password}';\n", env=_server_env())
-        _write_pgpass(layout, password)
+        _write_pgpass(layout, {ROLE: password})
     os.chmod(pgdata, 0o700)
     hba = pgdata / "pg_hba.conf"
     hba.write_text("# written by termx: password (scram-sha-256) only, never trust; TCP is used only with\n"
@@ -542,27 +548,63 @@ def _server_env() -> dict[str, str]:
     return {"PATH": os.defpath, "LC_ALL": "C", "TZ": os.environ.get("TZ", "UTC")}
 
 
+# Every URL of the embedded server demands SCRAM (libpq >= 16): a listener squatting on the port while the server
+# is down cannot ask for the password in clear text (or md5) and so never receives it; SCRAM never sends it.
+REQUIRE_AUTH = "require_auth=scram-sha-256"
+
+
 def _url(layout: Layout, pm: Postmaster, password: str | None = None, tcp: bool = False) -> str:
-    """A libpq URL for the socket (or 127.0.0.1); the password comes from the passfile unless given."""
+    """A libpq URL for the socket (or 127.0.0.1); the password comes from the passfile unless given. SCRAM only."""
     auth = f"{ROLE}:{quote(password, safe='')}" if password else ROLE
     query = [] if tcp else [f"host={quote(str(pm.socket_dir), safe='/')}"] + ([f"port={pm.port}"] if pm.port != PORT
                                                                              else [])
     if not password:
         query.append(f"passfile={quote(str(layout.pgpass), safe='/')}")
+    query.append(REQUIRE_AUTH)
     where = f"127.0.0.1:{pm.port}" if tcp else ""
     return f"postgresql://{auth}@{where}/{DATABASE}" + (f"?{'&'.join(query)}" if query else "")
 
 
-def _write_pgpass(layout: Layout, password: str) -> None:
-    """The libpq password file, 0600 from the moment it exists."""
+def _write_pgpass(layout: Layout, passwords: dict[str, str]) -> None:
+    """The libpq password file (a line per role), 0600 from the moment it exists."""
     fd = os.open(layout.pgpass, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(f"*:*:*:{ROLE}:{password}\n")
+        out.writelines(f"*:*:*:{role}:{password}\n" for role, password in passwords.items())
     os.chmod(layout.pgpass, 0o600)
 
 
+def _passwords(layout: Layout) -> dict[str, str]:
+    """Role -> password, from the pgpass file (generated passwords hold no ':' or '\\')."""
+    lines = layout.pgpass.read_text(encoding="utf-8").splitlines()
+    return {fields[3]: fields[4] for fields in (line.split(":") for line in lines) if len(fields) == 5}
+
+
 def _password(layout: Layout) -> str:
-    return layout.pgpass.read_text(encoding="utf-8").strip().rsplit(":", 1)[1]
+    return _passwords(layout)[ROLE]
+
+
+def _ensure_reader_login(layout: Layout, pm: Postmaster) -> None:
+    """Let the analyst role log in with a generated password kept beside termx's own in the pgpass file (once per
+    cluster): `termx sql` connects as it, so its queries have no superuser session to switch back to. The server
+    is sent a SCRAM verifier, never the password."""
+    passwords = _passwords(layout)
+    if READER in passwords:
+        return
+    import psycopg
+    from psycopg import sql
+
+    password = secrets.token_urlsafe(24)
+    try:
+        with psycopg.connect(_url(layout, pm), autocommit=True) as conn:
+            verifier = conn.pgconn.encrypt_password(password.encode(), READER.encode(), b"scram-sha-256").decode()
+            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (READER,)).fetchone()
+            statement = sql.SQL("ALTER ROLE {} LOGIN NOINHERIT PASSWORD {}" if exists else
+                                "CREATE ROLE {} LOGIN NOINHERIT PASSWORD {}")
+            conn.execute(statement.format(sql.Identifier(READER), sql.Literal(verifier)))
+    except psycopg.Error as exc:
+        raise DatabaseUnavailable(f"cannot give {READER} a password on the embedded PostgreSQL: "
+                                  f"{_last_line(str(exc))}", f"see {layout.logfile}") from None
+    _write_pgpass(layout, {**passwords, READER: password})
 
 
 def _size(directory: Path) -> int:
@@ -637,10 +679,12 @@ def _live(leases: list[list[float]]) -> list[list[float]]:
 
 
 def _spawn_watchdog(layout: Layout, lease: Lease) -> None:
-    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes)."""
+    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes).
+    It runs with `-P` from / so that it imports termx from the installation, never from the working directory."""
     _watchdogs.append(subprocess.Popen(
-        [sys.executable, "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        [sys.executable, "-P", "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd="/"))
 
 
 def _watch(home: str, pid: str, created: str) -> None:

@@ -53,6 +53,15 @@ def find_model(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> Store
     return StoredModel(dict(row[1]), {name: join_chunks(rows) for name, rows in chunks.items()}, "database")
 
 
+def model_exists(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> bool:
+    """Whether find_model would find the model (in the disk cache or PostgreSQL) without loading it."""
+    if (_folder(engine, info, scorer, key) / "meta.json").exists():
+        return True
+    with engine.connect() as conn:
+        return conn.execute(sa.text("SELECT 1 FROM termx.segment_model WHERE corpus_id = :c AND scorer = :s"
+                                    " AND key = :k"), {"c": info.id, "s": scorer, "k": key}).first() is not None
+
+
 def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
                arrays: dict[str, np.ndarray], nodes: int, seconds: float) -> bool:
     """Store a trained model in one transaction; False when it was not stored because another process stored

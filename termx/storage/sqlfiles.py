@@ -18,10 +18,11 @@ from typing import Any
 
 import psycopg
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
-from termx.errors import CorpusNotFound, InputError, PatternError, TermxError
+from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, PatternError, TermxError
 from termx.lines import split_lines
+from termx.storage.db import connect_or_explain
 from termx.storage.paths import resource
 
 BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
@@ -118,9 +119,57 @@ def _plain(value: Any) -> Any:
 
 
 READER_ROLE = "termx_reader"
-"""The role analyst queries run as (migration 0019): it reads the termx schema and holds no server privilege."""
-_AS_READER = ("SELECT set_config('role', r.rolname, true) FROM pg_roles r"
-              " WHERE r.rolname = %s AND pg_has_role(current_user, r.oid, 'MEMBER')")
+"""The role analyst queries run as (migrations 0019, 0023): it reads the termx schema and holds no server privilege.
+termx logs in as it (the session user), so a query has no more privileged role to switch back to."""
+# One round trip at the start of each analyst transaction: the roles the session user belongs to; whether it can
+# read or write server files or run programs, directly or through a role it may SET ROLE to (a superuser can);
+# and, for termx's own user standing in for the reader, a switch to READER_ROLE where it is a member.
+_SESSION_CHECK = """
+SELECT (SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
+        WHERE m.member = r.oid) AS member_of,
+       r.rolsuper OR pg_has_role(r.oid, 'pg_read_server_files', 'MEMBER')
+           OR pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER')
+           OR pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') AS privileged,
+       (SELECT set_config('role', t.rolname, true) FROM pg_roles t
+        WHERE t.rolname = %s AND pg_has_role(r.oid, t.oid, 'MEMBER')) AS switched
+FROM pg_roles r WHERE r.rolname = session_user"""
+_readers: dict[str, Engine] = {}  # termx's URL -> an engine logged in as READER_ROLE on the same database
+
+
+def _reader_engine(admin_url: str) -> Engine | DatabaseUnavailable:
+    """An engine logged in as READER_ROLE on the server and database of `admin_url` (its password comes from the
+    passfile or ~/.pgpass, never from termx's own user); the one-line reason when the server does not let it in
+    (not remembered: a long-running `termx serve` tries again)."""
+    if admin_url not in _readers:
+        try:
+            _readers[admin_url] = connect_or_explain(make_url(admin_url).set(username=READER_ROLE, password=None))
+        except DatabaseUnavailable as exc:
+            return exc
+    return _readers[admin_url]
+
+
+def _analyst_engine(engine: Engine) -> tuple[Engine, DatabaseUnavailable | None]:
+    """The engine analyst queries run on: READER_ROLE logged in on its own, or else termx's own engine with the
+    reason the reader could not log in (then `_enter_analyst_session` lets only an unprivileged user go on)."""
+    reader = _reader_engine(engine.url.render_as_string(hide_password=False))
+    return (reader, None) if isinstance(reader, Engine) else (engine, reader)
+
+
+def _enter_analyst_session(conn: sa.Connection, engine: Engine, login_refused: DatabaseUnavailable | None) -> None:
+    """Refuse a session whose user could reach a server privilege: the reader must be no superuser and a member of
+    no role; termx's own user, standing in for it, must hold no server privilege (it then switches to the reader
+    where it is a member)."""
+    member_of, privileged, _ = conn.exec_driver_sql(_SESSION_CHECK, (READER_ROLE,)).one()
+    if login_refused is None and (member_of or privileged):
+        raise InputError(f"{READER_ROLE} is a superuser or a member of {member_of}; termx sql will not run as it",
+                         f"REVOKE {member_of} FROM {READER_ROLE}; ALTER ROLE {READER_ROLE} NOSUPERUSER")
+    if login_refused is not None and privileged:
+        reason = login_refused.message.split(": ", 1)[-1]
+        raise InputError(f"termx sql will not run a query as the privileged user {engine.url.username} and "
+                         f"cannot log in as {READER_ROLE} ({reason})",
+                         f"let {READER_ROLE} log in (a pg_hba.conf rule, or its password in ~/.pgpass): "
+                         "see docs/lookup.md")
+
 
 READ_ONLY_STATEMENTS = ("SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN")
 _FIRST_WORD_RE = re.compile(r"[\s(]*([A-Za-z]*)")
@@ -167,9 +216,9 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
 
     Only a query kind of statement is allowed, run in a READ ONLY transaction that is rolled back; being a single
-    prepared statement, it cannot end that transaction, so an analyst query cannot change data. It runs as
-    READER_ROLE where the server has it, so it cannot use the connecting user's privileges either (a superuser's
-    pg_read_file, for one).
+    prepared statement, it cannot end that transaction, so an analyst query cannot change data. It runs in a
+    session of READER_ROLE (or of termx's user when that user holds no server privilege: never a superuser's), so
+    it cannot use a superuser's pg_read_file or COPY ... TO PROGRAM, not even after `set_config('role', ...)`.
     """
     query = load_sql(name_or_path)
     given = dict(params or {})
@@ -184,16 +233,30 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
                          " ".join(f"`params={p}=...`" for p in missing), ("params",))
     _check_read_only(query)
     try:
-        with engine.connect() as conn, conn.begin() as transaction:
+        target, login_refused = _analyst_engine(engine)
+        with target.connect() as conn, conn.begin() as transaction:
             conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-            conn.exec_driver_sql(_AS_READER, (READER_ROLE,))
+            _enter_analyst_session(conn, engine, login_refused)
             rows = _execute(conn, query.statement, values)
             transaction.rollback()
     except psycopg.OperationalError:
         raise  # the connection is gone: the CLI reports it as such, not as a fault of the query
     except psycopg.Error as exc:
-        raise _database_error(query.name, exc) from None
+        error = _database_error(query.name, exc)
+        raise _suggesting(engine, values, error) if isinstance(error, CorpusNotFound) else error from None
     return [{k: _plain(v) for k, v in row.items()} for row in rows]
+
+
+def _suggesting(engine: Engine, values: Mapping[str, Any], error: CorpusNotFound) -> CorpusNotFound:
+    """The server's unknown-corpus error with the nearest corpus name suggested, for the corpus-naming parameter
+    (`corpus`, `reference`) whose value names none."""
+    from termx.storage.store import corpus_names  # on this error only: store loads numpy
+
+    names = corpus_names(engine)
+    missing = [v for k, v in values.items() if k in ("corpus", "reference") and isinstance(v, str) and v not in names]
+    if not missing:
+        return error
+    return CorpusNotFound.named(missing[0], names, error.message, error.hint or "termx corpora lists them")
 
 
 def function_file(name: str) -> Path:

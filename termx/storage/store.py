@@ -185,7 +185,7 @@ def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
             txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
             old = _named(conn, name)
             if old is None:
-                raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+                raise corpus_not_found(conn, name)
             deleted = _dependents(conn, old)
             conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
         txn.purge(conn, url, old)
@@ -388,8 +388,25 @@ def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
             return get_corpus(conn, name)
     row = engine.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"), {"n": name}).first()
     if row is None:
-        raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+        raise corpus_not_found(engine, name)
     return _info(row)
+
+
+def corpus_names(conn: Engine | sa.Connection | psycopg.Connection) -> list[str]:
+    """The names of the corpora, unordered (what an unknown name is compared with)."""
+    query = "SELECT name FROM termx.corpus WHERE name IS NOT NULL"
+    if isinstance(conn, psycopg.Connection):
+        return [row[0] for row in conn.execute(query)]
+    if isinstance(conn, Engine):
+        with conn.connect() as c:
+            return corpus_names(c)
+    return list(conn.execute(sa.text(query)).scalars())
+
+
+def corpus_not_found(conn: Engine | sa.Connection | psycopg.Connection, name: str, message: str | None = None,
+                     hint: str = "termx corpora lists them", params: Sequence[str] = ()) -> CorpusNotFound:
+    """CorpusNotFound for `name`, suggesting the nearest corpus name there is (CorpusNotFound.named)."""
+    return CorpusNotFound.named(name, corpus_names(conn), message, hint, params)
 
 
 def load_array(conn: sa.Connection, shard_id: int, name: str) -> np.ndarray:

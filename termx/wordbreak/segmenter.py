@@ -10,6 +10,7 @@ import numpy as np
 from termx.choices import DEFAULT_MAX_LEN
 from termx.errors import InputError
 from termx.index.units import Unit
+from termx.limits import check_scorer_params
 from termx.progress import Progress
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import (
@@ -45,20 +46,10 @@ def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "s
         params: dict[str, float] = DEFAULTS[script].as_dict()
     else:
         params = {"beta": DEFAULT_BETA[scorer]}
-    for key, value in options.items():
+    for key in options:
         if key not in params:
             raise InputError(f"the {scorer.value} scorer has no parameter {key!r}", "it takes " + ", ".join(params))
-        params[key] = int(value) if key in ("window", "passes", "runs", "suffix_stems") else float(value)
-    if params.get("window", 1) < 1:
-        raise InputError("window must be at least 1")
-    if params.get("passes", 0) < 0:
-        raise InputError("passes must be at least 0")
-    if not 0 <= params.get("pass_mix", 0) <= 1:
-        raise InputError("pass_mix must be between 0 and 1")
-    if not 0 <= params.get("pass_bigram", 0) <= 1:
-        raise InputError("pass_bigram must be between 0 and 1")
-    if not 0 <= params.get("suffix", 0) <= 1:
-        raise InputError("suffix must be between 0 and 1")
+    params.update(check_scorer_params(options))  # finite, in range, whole numbers where counted (termx.limits)
     return params
 
 

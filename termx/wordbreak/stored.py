@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from sqlalchemy.engine import Engine
 
 from termx.progress import Progress
-from termx.storage.models import cache_model, find_model, save_model
+from termx.storage.models import cache_model, find_model, model_exists, save_model
 from termx.storage.store import get_corpus
 from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
 from termx.wordbreak.model import DEFAULTS
@@ -38,11 +38,18 @@ def model_key(max_len: int, options: Mapping[str, float] | None, shards: int = 1
     return json.dumps(key, sort_keys=True)
 
 
+def model_stored(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
+                 options: Mapping[str, float] | None = None) -> bool:
+    """Whether segment_model would find the model stored (no training), without loading it."""
+    info = get_corpus(engine, corpus)
+    return model_exists(engine, info, SCORER, model_key(max_len, options, info.shards))
+
+
 def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
                   options: Mapping[str, float] | None = None,
-                  progress: Progress | None = None) -> tuple[CompactModel, str]:
+                  progress: Progress | None = None, store: bool = True) -> tuple[CompactModel, str]:
     """The corpus's branching model and where it came from: "memory", "cache", "database" or "trained" (and
-    then stored)."""
+    then stored, unless not `store`: a model for one request of `termx serve` is kept by no one)."""
     info = get_corpus(engine, corpus)
     key = model_key(max_len, options, info.shards)
     memo_key = (engine.url.render_as_string(hide_password=True), info.id, info.created_at, key)
@@ -60,6 +67,8 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
         segmenter = Segmenter(index, Scorer.branching, max_len, options, progress)
         assert segmenter.model is not None
         model = compact_model(segmenter.model, index.unit, index.vocab)
+        if not store:
+            return model, "trained"
         save_model(engine, info, SCORER, key, model.meta(), model.arrays(), model.nodes,
                    time.perf_counter() - started)
         source = "trained"
