@@ -90,3 +90,22 @@ def test_dump_and_restore_into_a_fresh_database_keep_every_lookup(fresh_database
     junk.write_text("not a dump")
     result = runner.invoke(app, ["db", "restore", str(junk), "--db", fresh_database()])
     assert result.exit_code == 1 and "not a dump made by `termx db dump`" in result.stderr
+
+
+def test_restore_makes_the_analyst_role_a_server_lacks(engine, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from termx.storage import backup
+
+    role = f"termx_test_reader_{uuid.uuid4().hex[:8]}"  # a stand-in: termx_reader is shared by the whole server
+    monkeypatch.setattr(backup, "READER_ROLE", role)
+    try:
+        backup._ensure_reader_role(engine)
+        backup._ensure_reader_role(engine)  # there now: nothing to do
+        with engine.connect() as conn:
+            made = conn.execute(sa.text("SELECT rolcanlogin, rolinherit, rolsuper, (SELECT count(*) FROM "
+                                        "pg_auth_members m WHERE m.member = r.oid) FROM pg_roles r WHERE rolname = :r"),
+                                {"r": role}).one()
+        assert tuple(made) == (True, False, False, 0)  # as migrations 0019 + 0023 make termx_reader
+    finally:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'DROP ROLE IF EXISTS "{role}"')
+            conn.commit()

@@ -99,7 +99,7 @@ def test_corpora_show_database_and_cache_bytes_and_cache_clear_empties_one_or_al
 
         from termx.serve import create_app
 
-        served = {r["name"]: r for r in TestClient(create_app(db_env)).get("/corpora").json()}
+        served = {r["name"]: r for r in TestClient(create_app(db_env), base_url="http://127.0.0.1").get("/corpora").json()}
         assert served[small] == before[small]
 
     for name in (small, large):

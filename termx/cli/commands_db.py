@@ -141,5 +141,6 @@ def db_restore(
     if not quiet:
         typer.echo(f"restored {len(restored.corpora)} corpora: {', '.join(restored.corpora) or '(none)'}", err=True)
         if restored.refused_grants:
-            typer.echo(f"the server refused {restored.refused_grants} grant(s) to termx's roles (missing there?); "
-                       "`termx sql` runs as the connecting user", err=True)
+            typer.echo(f"the server refused {restored.refused_grants} grant(s) to termx's analyst role "
+                       "termx_reader (may this user create roles there?); `termx sql` and `termx terms` need it: "
+                       "see docs/lookup.md", err=True)

@@ -4,8 +4,9 @@ embedded server: `pg_dump --format=custom` to a file, and back into a database w
 The bundled programs are the newest PostgreSQL's, so they read the embedded server and any older one (the
 system's pg_dump may refuse the embedded server: "server version mismatch"). A restore goes through the bundled
 psql in one transaction (all or nothing), in two passes: the schema and data without owners or grants (objects
-belong to the restoring user), then the grants to termx's roles, which a server without those roles refuses one by
-one (reported, not fatal: `termx sql` then runs as the connecting user). Passwords never reach a command line.
+belong to the restoring user), then the grants to termx's analyst role (made first where the server lacks it and
+the restoring user may create roles; grants a server refuses are counted and reported, not fatal: `termx sql` then
+needs that role set up as docs/lookup.md says). Passwords never reach a command line.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from pathlib import Path
 from typing import IO
 
 import sqlalchemy as sa
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, Engine
 
 from termx.errors import DatabaseUnavailable, InputError
 from termx.storage.db import SCHEMA, connect_or_explain, upgrade
 from termx.storage.embedded import client_program
+from termx.storage.sqlfiles import READER_ROLE
 
 _GRANTS = re.compile(r"^\d+; \d+ \d+ (DEFAULT ACL|ACL) ")  # `pg_restore --list` entries of privileges
 # A newer pg_restore's script sets this in its header; servers before 17 do not know it and stop there.
@@ -81,6 +83,7 @@ def restore(path: Path, target: URL) -> Restored:
         grants = [line for line in listing.splitlines() if _GRANTS.match(line)]
         refused = 0
         if grants:
+            _ensure_reader_role(engine)
             with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as chosen:
                 chosen.write("\n".join(grants) + "\n")
                 chosen.flush()
@@ -94,6 +97,20 @@ def restore(path: Path, target: URL) -> Restored:
     finally:
         engine.dispose()
     return Restored(corpora, refused)
+
+
+def _ensure_reader_role(engine: Engine) -> None:
+    """Create termx's analyst role where the server lacks it (a server termx never ran on), as migrations 0019 and
+    0023 make it: LOGIN NOINHERIT, a member of nothing. The dump's grants name it, and the restored schema is at
+    head, so no migration would. Without CREATEROLE nothing is made (its grants are then refused and reported)."""
+    with engine.connect() as conn:
+        if conn.execute(sa.text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": READER_ROLE}).first():
+            return
+        try:
+            conn.exec_driver_sql(f'CREATE ROLE "{READER_ROLE}" LOGIN NOINHERIT')  # a constant name
+            conn.commit()
+        except sa.exc.DBAPIError:
+            conn.rollback()  # no CREATEROLE, or another session made it meanwhile
 
 
 def _restore_script(archive: Path, options: list[str], uri: str, env: dict[str, str], old_server: bool,
