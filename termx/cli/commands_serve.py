@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from termx.cli import DATABASE_PANEL, app
-from termx.cli.options import DbOption
+from termx.cli.options import DbOption, QuietOption, VerboseOption, notice
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -20,6 +20,8 @@ def serve(
     max_body: Annotated[int, typer.Option("--max-body", min=1, help="Largest request body in bytes; larger "
                                           "ones get 413.")] = 1 << 20,
     db: DbOption = None,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Answer POST /stats, /concordance, /terms and /segment with JSON (the records of --format json), keeping
     each corpus's index and segmentation model in memory; OpenAPI page at /docs."""
@@ -33,5 +35,5 @@ def serve(
         raise MissingDependency(f"termx serve needs {exc.name or 'fastapi'}", "pip install 'termx[serve]'") from None
     if host not in LOOPBACK:
         typer.echo(f"warning: listening on {host}: anyone who can reach it can query every corpus", err=True)
-    typer.echo(f"termx serve: http://{host}:{port} (OpenAPI page at /docs); Ctrl-C stops it", err=True)
+    notice(f"termx serve: http://{host}:{port} (OpenAPI page at /docs); Ctrl-C stops it")
     uvicorn.run(create_app(db, max_body), host=host, port=port, log_level="warning")
