@@ -121,7 +121,7 @@ def _lookup(row: dict[str, Any], column: str) -> Any:
 
 def _parses_back(text: str, value: Any) -> bool:
     """Whether a csv/tsv cell is `value` exactly: numbers equal as numbers (integers written as integers),
-    None empty, lists and objects as JSON."""
+    None empty, lists of numbers space-separated, other lists and objects as JSON."""
     if value is None:
         return text == ""
     if isinstance(value, bool):
@@ -130,6 +130,9 @@ def _parses_back(text: str, value: Any) -> bool:
         return text.lstrip("-").isdigit() and int(text) == value
     if isinstance(value, float):
         return float(text) == value
+    if isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        cells = text.split(" ") if text else []
+        return len(cells) == len(value) and all(map(_parses_back, cells, value))
     if isinstance(value, (list, dict)):
         return bool(json.loads(text) == value)
     return bool(text == value)
@@ -155,6 +158,7 @@ def test_export_cells_are_exact() -> None:
     assert float(export_cell(0.6180987654321)) == 0.6180987654321
     assert float(export_cell(1.234567891e-12)) == 1.234567891e-12
     assert export_cell(None) == export_cell(float("nan")) == ""
+    assert export_cell([3, 1, 0.5]) == "3 1 0.5" and export_cell(["a b", None]) == '["a b", null]'
     rows = [{"term": "Hi_Ho", "score": 0.123456789, "freq": 52892, "p": 3.3e-17}]
     assert render(rows, "csv") == "term,score,freq,p\nHi_Ho,0.123456789,52892,3.3e-17"
     assert "0.1235" in render(rows, "table")  # the table rounds, for the eye

@@ -9,6 +9,7 @@ import typer
 from termx.cli import TBL_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
+from termx.cli.progress import RichProgress
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
@@ -64,8 +65,9 @@ def train(
 
     chosen = DEFAULT_TEMPLATES if templates is None else select_templates(
         (n.strip() for n in templates.split(",") if n.strip()), TEMPLATE_SETS["chars8_tags"])
-    model = train_segmentation_corrector(read_lines(gold), read_lines(pred), templates=chosen,
-                                         min_score=min_score, max_rules=max_rules)
+    with RichProgress() as progress:
+        model = train_segmentation_corrector(read_lines(gold), read_lines(pred), templates=chosen,
+                                             min_score=min_score, max_rules=max_rules, progress=progress)
     save_model(get_engine(db), name, model, replace=replace)
     emit(_show(name, model, fmt))
 

@@ -68,12 +68,15 @@ def _cell(value: Any) -> str:
 
 def export_cell(value: Any) -> str:
     """An exact csv/tsv cell, the same data as JSON: integers as integers, floats as their shortest round-trip
-    repr (52892.0, 0.61807...), None (and non-finite floats) as empty, lists and objects as JSON text."""
+    repr (52892.0, 0.61807...), None (and non-finite floats) as empty, a list of numbers space-separated (df_1..df_K
+    as "3 1 0 0"), other lists and objects as JSON text."""
     value = _jsonable(value)
     if value is None:
         return ""
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return " ".join(export_cell(v) for v in value)
     if isinstance(value, (list, dict)):
         return json.dumps(value, ensure_ascii=False, default=_iso)
     return _iso(value) if isinstance(value, (date, time)) else str(value)

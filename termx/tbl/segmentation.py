@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from termx.errors import InputError
+from termx.progress import Progress
 from termx.tbl.learner import Model, apply, learn
 from termx.tbl.templates import DEFAULT_TEMPLATES, Template
 
@@ -76,13 +77,14 @@ def encode_pair(gold_lines: Sequence[str], pred_lines: Sequence[str]) -> tuple[E
 
 def train_segmentation_corrector(gold_lines: Sequence[str], pred_lines: Sequence[str], *,
                                  templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = 2,
-                                 max_rules: int | None = None) -> Model:
-    """Learn rules that turn the segmenter's output `pred_lines` into the spaced `gold_lines`."""
+                                 max_rules: int | None = None, progress: Progress | None = None) -> Model:
+    """Learn rules that turn the segmenter's output `pred_lines` into the spaced `gold_lines` (the learner's
+    stages reported to `progress`)."""
     gold, pred = encode_pair(gold_lines, pred_lines)
     if not gold.tokens.size:
         raise InputError("no text to train on", hint="GOLD and PRED hold no non-space characters")
     return learn(gold.tokens, gold.tags, pred.tags, gold.lengths, templates=templates, min_score=min_score,
-                 max_rules=max_rules, n_tags=2, tag_names=TAG_NAMES, token_kind="char")
+                 max_rules=max_rules, n_tags=2, tag_names=TAG_NAMES, token_kind="char", progress=progress)
 
 
 def correct_segmentation(model: Model, pred_lines: Sequence[str]) -> list[str]:
