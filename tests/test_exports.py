@@ -35,7 +35,7 @@ ARGS: dict[str, list[str]] = {
     "adapt": [CORPUS, "Hi", "Ho", "xyz"],
     "jdf": [CORPUS, "Ho", "Hi", "work"],
     "related": [CORPUS, "Ho", "--min-df", "1"],
-    "compare": ["{dir}/a.jsonl", "{dir}/b.jsonl", "--test", "sign,wilcoxon,ttest"],
+    "compare": ["{dir}/a.jsonl", "{dir}/b.jsonl", "--test", "sign,ttest"],
     "signtest-table": ["--max-n", "12"],
     "segscore": ["{dir}/gold.txt", "{dir}/pred.txt"],
     "whitespace": ["{dir}/docs", "--corpus", "exports-ws", "--scorers", "freq", "--replace"],
