@@ -84,7 +84,11 @@ def test_whitespace_reports_segmenting_and_tbl_stages(engine: Engine) -> None:
     docs = [Document(f"d{n}", text) for n, text in enumerate(TEXTS)]
     run_whitespace(engine, docs, "progress-ws", scorers=[Scorer.freq], eval_docs=4, replace=True,
                    tbl=TblSettings(train_chars=10_000), progress=recorder)
-    assert_reaches_totals(recorder, ["segment freq", "tbl: segment training text", "tbl: score positions"])
+    stages = ["segment freq", "tbl: segment training text", "tbl: score positions"]
+    rules = recorder.by_name()["tbl: learn rules"][1]
+    assert rules, "the freq scorer's mistakes on this text teach TBL some rules"
+    assert_reaches_totals(recorder, [*stages, "tbl apply freq"])
+    assert len(recorder.by_name()["tbl apply freq"][1]) == len(rules)  # applying: one step a rule
 
 
 @pytest.fixture

@@ -223,8 +223,10 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
 
 
 def apply(rules: Sequence[Rule], tokens: np.ndarray | Sequence[int], tags: np.ndarray | Sequence[int],
-          lengths: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-    """Run `rules` in order over `tags` (a new array is returned), each applied simultaneously.
+          lengths: Sequence[int] | np.ndarray | None = None, advance: Callable[[int], None] | None = None
+          ) -> np.ndarray:
+    """Run `rules` in order over `tags` (a new array is returned), each applied simultaneously; `advance(1)`
+    after each rule (a progress bar's total: the rules).
 
     A rule with a one-offset token condition `tok[o] = x` is only checked where x occurs (shifted by o): the
     positions of each token are indexed once, so a rule costs the occurrences of its token, not the text."""
@@ -251,4 +253,6 @@ def apply(rules: Sequence[Rule], tokens: np.ndarray | Sequence[int], tags: np.nd
             pos = _kernels.rule_positions_among(cand, out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0],
                                                 off[0], args)
         out[pos] = r.to_tag
+        if advance is not None:
+            advance(1)
     return out

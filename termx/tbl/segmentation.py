@@ -7,7 +7,7 @@ character, 0 (`·`) = it continues the previous word. A line's first character i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,13 +87,16 @@ def train_segmentation_corrector(gold_lines: Sequence[str], pred_lines: Sequence
                  max_rules=max_rules, n_tags=2, tag_names=TAG_NAMES, token_kind="char", progress=progress)
 
 
-def correct_segmentation(model: Model, pred_lines: Sequence[str]) -> list[str]:
-    """Apply a segmentation corrector's rules to segmented lines; returns the corrected lines."""
+def correct_segmentation(model: Model, pred_lines: Sequence[str],
+                         advance: Callable[[int], None] | None = None) -> list[str]:
+    """Apply a segmentation corrector's rules to segmented lines; returns the corrected lines (`advance(1)` after
+    each rule)."""
     if model.token_kind != "char" or model.n_tags != 2:
         raise InputError("this TBL model was not trained on word breaking",
                          hint="train it with `termx tbl train GOLD PRED`")
     pred = encode_lines(pred_lines)
-    return decode_lines(pred.tokens, apply(model.rules, pred.tokens, pred.tags, pred.lengths), pred.lengths)
+    return decode_lines(pred.tokens, apply(model.rules, pred.tokens, pred.tags, pred.lengths, advance),
+                        pred.lengths)
 
 
 def bigram_baseline(tokens: np.ndarray, gold: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -98,9 +98,9 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
             with timings.stage(f"tbl train {scorer.value}", progress):
                 model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl, progress)
             models[scorer.value] = model, timings[f"tbl train {scorer.value}"]
-            with timings.stage(f"tbl apply {scorer.value}", progress):
+            with timings.stage(f"tbl apply {scorer.value}", progress, len(model.rules)) as advance:
                 fixed = iter(split_lines(correct_segmentation(model, [line for lines in predicted
-                                                                      for line in join_lines(lines)])))
+                                                                      for line in join_lines(lines)], advance)))
                 corrected = [[next(fixed) for _ in lines] for lines in predicted]  # one pass per rule, all lines
             results.append(score_result(f"{scorer.value}+tbl", "tbl", evaluated, corrected,
                                         {"params": segmenter.params, "rules": len(model.rules)}))
