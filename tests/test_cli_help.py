@@ -9,6 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 from termx.cli import app
+from termx.storage.db import get_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,3 +68,69 @@ def test_limit_is_the_same_option_everywhere() -> None:
         params = {p.name: p for p in root.commands[name].params}  # type: ignore[attr-defined]
         assert "--limit" in params["limit"].opts and "-n" in params["limit"].opts, name
     assert "--top" in {o for p in root.commands["terms"].params for o in p.opts}  # type: ignore[attr-defined]
+
+
+PASSES_OPTIONS_ON = {("db", "psql")}  # its options go to psql (whose -q and -v are its own)
+
+
+def _leaf(path: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.commands[name]  # type: ignore[attr-defined]
+    return command
+
+
+@pytest.mark.parametrize("path", [p for p in _commands() if not hasattr(_leaf(p), "commands")], ids=" ".join)
+def test_every_command_takes_quiet_and_verbose(path: tuple[str, ...]) -> None:
+    if path in PASSES_OPTIONS_ON:
+        pytest.skip("passes its options on to another program")
+    opts = {o for p in _leaf(path).params for o in getattr(p, "opts", [])}
+    assert {"--quiet", "-q", "--verbose", "-v"} <= opts, f"termx {' '.join(path)} lacks --quiet or -v"
+    assert CliRunner().invoke(app, [*path, "--quiet", "--help"]).exit_code == 0
+
+
+def test_quiet_before_or_after_the_command(db_env: str, tmp_path: Path) -> None:
+    """`termx --quiet CMD` and `termx CMD --quiet` both silence a command's notices (drop: "dropped ..."), and
+    a later command without it speaks again (the verbosity is per command, not left over)."""
+    (tmp_path / "a.txt").write_text("Hi_Ho_Hi_Ho", encoding="utf-8")
+    runner = CliRunner()
+    for before, after in ((["--quiet"], []), ([], ["--quiet"]), (["-q"], []), ([], ["-q"]), ([], [])):
+        built = runner.invoke(app, [*before, "index", str(tmp_path), "--corpus", "quiet-cli", "--replace",
+                                    "--format", "json", *after])
+        assert built.exit_code == 0, built.output
+        dropped = runner.invoke(app, [*before, "drop", "quiet-cli", *after])
+        assert dropped.exit_code == 0, dropped.output
+        if before or after:
+            assert built.stderr == dropped.stderr == "", (before, after)
+        else:
+            assert dropped.stderr == "dropped quiet-cli\n"
+
+
+def test_quiet_silences_the_temporary_server_notice(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded server's notice (a log record of the `termx` logger) reaches stderr through the CLI's
+    notice, so --quiet silences it; without --quiet it is said."""
+    from termx.storage import embedded
+
+    def started() -> str:  # what embedded_url says when it starts a temporary server, without starting one
+        embedded.log.warning("termx: started a temporary embedded PostgreSQL for this command")
+        return database_url
+
+    monkeypatch.delenv("TERMX_DATABASE_URL", raising=False)
+    monkeypatch.setattr(embedded, "embedded_url", started)
+    for args in (["--quiet", "corpora"], ["corpora", "--quiet"], ["db", "upgrade", "-q"], ["corpora"]):
+        get_engine.cache_clear()  # each command resolves the embedded server's URL anew
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert ("started a temporary embedded PostgreSQL" in result.stderr) == (args == ["corpora"]), args
+        assert result.stderr == "" or args == ["corpora"], (args, result.stderr)
+    get_engine.cache_clear()
+
+
+def test_verbose_shows_the_seconds_of_each_stage(db_env: str, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Hi_Ho_Hi_Ho", encoding="utf-8")
+    args = ["index", str(tmp_path), "--corpus", "verbose-cli", "--replace", "--format", "json"]
+    for argv in (["-v", *args], [*args, "--verbose"]):
+        result = CliRunner().invoke(app, argv)
+        assert result.exit_code == 0, result.output
+        assert "termx: suffix array: " in result.stderr and " s" in result.stderr, result.stderr
+    assert CliRunner().invoke(app, ["drop", "verbose-cli", "-q"]).exit_code == 0

@@ -53,8 +53,9 @@ def test_formats(engine, db_env: str) -> None:  # type: ignore[no-untyped-def]
     tsv = runner.invoke(app, [*args, "--format", "tsv"]).stdout.splitlines()
     assert tsv[0] == "term\tscore\tfreq\tdf"
     assert [line.split("\t") for line in tsv[1:]] == [
-        ["wind", "4", "7", "4 3 0 0"], ["wind turbine", "3", "4", "3 1 0 0"], ["wind farm", "3", "3", "3 0 0 0"],
-        ["wind turbine blade", "3", "3", "3 0 0 0"]]   # "blade", "turbine", "farm" always follow one word
+        ["wind", "4.0", "7", "4 3 0 0"], ["wind turbine", "3.0", "4", "3 1 0 0"],
+        ["wind farm", "3.0", "3", "3 0 0 0"], ["wind turbine blade", "3.0", "3", "3 0 0 0"]]
+    # "blade", "turbine", "farm" always follow one word; the score is a float, exact as in JSON
     csv_lines = runner.invoke(app, [*args, "--format", "csv"]).stdout.splitlines()
     assert csv_lines[0] == "rank,term,score,freq,df,len"
     rows = json.loads(runner.invoke(app, [*args, "--format", "json", "--top", "2"]).stdout)

@@ -123,9 +123,35 @@ app = typer.Typer(
 )
 
 
+class _NoticeHandler(logging.Handler):
+    """The library's `termx` log records (e.g. "started a temporary embedded PostgreSQL") as CLI notices: on the
+    command's stderr of the moment (a daemon's fork swaps it), silenced by --quiet."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from termx.cli.options import notice
+
+        notice(record.getMessage())
+
+
+def _route_library_logs() -> None:
+    """Send the `termx` logger's records (info and up) through `notice`, once per process."""
+    logger = logging.getLogger("termx")
+    if not any(isinstance(h, _NoticeHandler) for h in logger.handlers):
+        logger.addHandler(_NoticeHandler(logging.INFO))
+        logger.setLevel(logging.INFO)
+
+
 @app.callback()
-def _root(debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors.")) -> None:
+def _root(debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars, notices or summaries on "
+                                     "stderr, for any command (errors stay)."),
+          verbose: bool = typer.Option(False, "--verbose", "-v", help="More on stderr: the seconds of every "
+                                       "stage.")) -> None:
     """termx builds suffix-array statistics of a corpus into PostgreSQL and queries them."""
+    from termx.cli.options import set_verbosity
+
+    set_verbosity(quiet, verbose)  # every command starts here: a CliRunner's earlier --quiet is forgotten
+    _route_library_logs()
     if not debug:
         # A connection lost mid-command makes SQLAlchemy's pool log a traceback while it cleans up; the error
         # itself is reported in one line, so those logs are kept for --debug.

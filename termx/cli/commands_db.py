@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from termx.cli import DATABASE_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, notice
 from termx.cli.output import Format, render_record
 
 db_app = typer.Typer(help="The embedded PostgreSQL server (start, stop, status, url, psql), backups (dump, "
@@ -22,32 +22,34 @@ def db_start(
                                             help="Also listen on 127.0.0.1:PORT, for clients that cannot use a "
                                                  "Unix socket (JDBC: DBeaver). Other local users can then reach "
                                                  "the port, and still need the password.")] = None,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Start the embedded PostgreSQL under $TERMX_HOME and keep it running for later commands and clients."""
     from termx.storage import embedded
 
     started, status = embedded.start(tcp)
     if started:
-        typer.echo(f"started the embedded PostgreSQL (pid {status.pid}, data in {status.data_dir}); "
-                   "`termx db url` prints its URL, `termx db stop` stops it", err=True)
+        notice(f"started the embedded PostgreSQL (pid {status.pid}, data in {status.data_dir}); "
+               "`termx db url` prints its URL, `termx db stop` stops it")
     else:
-        typer.echo(f"the embedded PostgreSQL is already running (pid {status.pid}); it stays running until "
-                   "`termx db stop`", err=True)
+        notice(f"the embedded PostgreSQL is already running (pid {status.pid}); it stays running until "
+               "`termx db stop`")
 
 
 @db_app.command("stop")
-def db_stop() -> None:
+def db_stop(quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Stop the embedded PostgreSQL (a fast shutdown: open sessions end, committed data is kept)."""
     from termx.storage import embedded
 
     if embedded.stop():
-        typer.echo("stopped the embedded PostgreSQL", err=True)
+        notice("stopped the embedded PostgreSQL")
     else:
-        typer.echo("the embedded PostgreSQL is not running; nothing to stop", err=True)
+        notice("the embedded PostgreSQL is not running; nothing to stop")
 
 
 @db_app.command("status")
-def db_status(fmt: FormatOption = Format.table) -> None:
+def db_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories, and the bytes of
     its data directory (db_bytes) and of the look-up cache (cache_bytes)."""
     from termx.storage import embedded
@@ -63,6 +65,8 @@ def db_url(
                                            "passfile parameter (for clients that ignore passfile).")] = False,
     tcp: Annotated[bool, typer.Option("--tcp", help="The 127.0.0.1 address (a server started with --tcp) "
                                       "instead of the socket.")] = False,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """A libpq URL of the embedded server, for psql, psycopg, pandas, SQLAlchemy or notebooks (a stopped server's
     address, with a note on stderr)."""
@@ -70,8 +74,8 @@ def db_url(
 
     address = embedded.url(with_password=password, tcp=tcp)
     if not embedded.status().running:
-        typer.echo("the embedded PostgreSQL is not running: this is its address once `termx db start` has "
-                   "started it", err=True)
+        notice("the embedded PostgreSQL is not running: this is its address once `termx db start` has "
+               "started it")
     emit(address)
 
 
@@ -94,7 +98,7 @@ def db_psql(ctx: typer.Context, db: DbOption = None) -> None:
 
 
 @db_app.command("upgrade")
-def db_upgrade(db: DbOption = None) -> None:
+def db_upgrade(db: DbOption = None, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Migrate the schema to the newest revision (also done automatically on first use)."""
     from termx.storage.db import current, get_engine
 
@@ -102,7 +106,7 @@ def db_upgrade(db: DbOption = None) -> None:
 
 
 @db_app.command("current")
-def db_current(db: DbOption = None) -> None:
+def db_current(db: DbOption = None, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Print the schema revision(s) the database is at."""
     from termx.storage.db import connect_or_explain, current, resolve_url
 

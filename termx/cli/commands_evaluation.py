@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from termx.cli import EVALUATION_PANEL, app
-from termx.cli.options import FormatOption, emit
+from termx.cli.options import FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.errors import InputError
 
@@ -61,6 +61,8 @@ def compare_cmd(
     min_good: Annotated[int, typer.Option("--min-good", min=1, help="MAPSSWE: jointly right items that "
                                           "close a segment.")] = 2,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Compare two systems scored on the same subsets with paired significance tests (a NIST-style report)."""
     if tails == 1 and alternative is None:
@@ -94,6 +96,8 @@ def signtest_table_cmd(
     n_min: Annotated[int, typer.Option("--min-n", min=1, help="Smallest N.")] = 5,
     n_max: Annotated[int, typer.Option("--max-n", min=1, help="Largest N.")] = 50,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Critical values of the sign test: reject H0 when min(N+, N-) <= critical_value (exact binomial)."""
     from termx.evaluation import sign_test_table
@@ -114,6 +118,8 @@ def segscore_cmd(
     pred: Annotated[str, typer.Argument(help="Predicted segmentation of the same lines (- = stdin, e.g. piped "
                                              "from termx segment).")],
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
     from termx.evaluation import score_lines
@@ -122,8 +128,8 @@ def segscore_cmd(
     if gold == "-" and pred == "-":
         raise InputError("GOLD and PRED cannot both be stdin", "give one of them as a file")
     scores = score_lines(read_lines(gold), read_lines(pred), source_name(gold), source_name(pred))
-    if fmt in (Format.json, Format.jsonl):
+    if fmt is Format.json:
         emit(to_json(scores))
         return
-    rows = [{"level": level, **scores[level]} for level in ("word", "boundary")]
+    rows = [{"level": level, **scores[level]} for level in ("word", "boundary")]  # jsonl: the rows csv has
     emit(render(rows, fmt, title=f"{scores['lines']} lines"))

@@ -8,7 +8,7 @@ import typer
 
 from termx.choices import DEFAULT_MAX_K, Unit
 from termx.cli import INDEX_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
 from termx.index.ingest import InputMode, OnInvalid
@@ -74,6 +74,7 @@ def index(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
                                         "report, hidden by --quiet); csv, tsv, json and jsonl go to stdout "
                                         "(one row, stage seconds as seconds_<stage>).")] = Format.table,
+    verbose: VerboseOption = False,
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.index.indexer import index_paths
@@ -113,6 +114,8 @@ def corpora(
                                          "built at, seconds.")] = False,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards, and the bytes each takes
     in the database and in the look-up cache)."""
@@ -130,7 +133,7 @@ def corpora(
 
 @app.command(rich_help_panel=INDEX_PANEL)
 def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbOption = None,
-         quiet: QuietOption = False) -> None:
+         quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Delete a corpus and everything built for it."""
     from termx.storage.db import get_engine
     from termx.storage.store import describe_deleted, drop_corpus
@@ -149,6 +152,7 @@ def demo(
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: FormatOption = Format.table,
+    verbose: VerboseOption = False,
 ) -> None:
     """What termx is for, in one screen: index Python's stdlib docstrings (on every machine), rank terms by
     adaptation beside frequency and RIDF, show one in context, and break an unspaced sentence into words."""

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from termx.cli import STUDIES_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import RecordWriter, pattern_source
 from termx.cli.progress import RichProgress
@@ -67,6 +67,8 @@ def jdf(
                                          "standard error and 95% interval (termx sketch makes them).")] = False,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Joint document frequency of X with each Y: df_x, df_y, jdf, the 2x2 document table (x_and_y, x_only,
     y_only, neither), PMI, Dice, lift Pr(y|x)/Pr(y), log-likelihood G2 and its p-value (chi2, 1 df). A pair with
@@ -100,6 +102,8 @@ def related(
                                         "candidates).")] = 5,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Strings that co-occur with TERM in documents more than chance: candidates from the sketches, scores from
     exact jdf; strings containing TERM or contained in it are skipped."""
@@ -122,6 +126,7 @@ def sketch(
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format (table on stderr, json on "
                                         "stdout).")] = Format.table,
+    verbose: VerboseOption = False,
 ) -> None:
     """Compute and store bottom-k MinHash sketches of the document sets of a corpus's frequent classes (one
     pass over the class tree), for termx jdf --sketch and termx related."""

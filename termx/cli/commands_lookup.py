@@ -9,7 +9,7 @@ import typer
 from rich.cells import cell_len
 
 from termx.cli import LOOKUP_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import PatternsOption, RecordWriter, pattern_source
 
@@ -36,6 +36,8 @@ def stats(
                                        "K-mixture fits (docs/adaptation.md).")] = False,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """freq, df_1..df_K, adaptation (df_2/df_1), its Poisson prediction, RIDF, <i,j>, LBL, SIL and the class's
     shortest and longest members of each pattern. A pattern that does not occur has freq 0. On a corpus of
@@ -85,6 +87,7 @@ def concordance(
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """KWIC lines of every occurrence in suffix-array order, with document and offset (the slides' sufconc);
     on a corpus of several shards, in document order then offset.
@@ -144,6 +147,7 @@ def class_(
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """The class that holds a pattern: <i,j>, freq, df, LBL, SIL, its size and shortest/longest members.
 
@@ -207,6 +211,8 @@ def sql_command(
                                        "parameters, e.g. -p limit=..., decide what it returns).")] = 0,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Run an analyst query from sql/ (the same files psql users read) and format its rows."""
     from termx.storage.sqlfiles import list_sql, run_sql

@@ -11,7 +11,7 @@ import typer
 
 from termx.choices import DEFAULT_MAX_LEN, Condition, Scorer, Unit
 from termx.cli import WORDBREAK_PANEL, app
-from termx.cli.options import DbOption, QuietOption, emit, emit_raw
+from termx.cli.options import DbOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
 from termx.errors import InputError
@@ -87,6 +87,7 @@ def segment(
                                              "line per input line; tsv: separated by tabs; jsonl: one "
                                              "{line, text, words, boundaries} record per line; json: an array "
                                              "of them.")] = LinesFormat.text,
+    verbose: VerboseOption = False,
 ) -> None:
     """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
     search for the best total score. White space already in the input stays a boundary.
@@ -184,6 +185,7 @@ def whitespace(
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table: one row per scorer; json: the whole "
                                         "report with per-document scores.")] = Format.table,
+    verbose: VerboseOption = False,
 ) -> None:
     """The white space recovery experiment: delete the spaces, index, segment, score against the spacing."""
     from termx.experiments.whitespace import TblSettings, run_whitespace

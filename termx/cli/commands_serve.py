@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from termx.cli import DATABASE_PANEL, app
-from termx.cli.options import DbOption
+from termx.cli.options import DbOption, QuietOption, VerboseOption, notice
 from termx.limits import HTTP
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -34,6 +34,8 @@ def serve(
                                                          "name at 127.0.0.1 (DNS rebinding).", metavar="NAME")]
     = None,
     db: DbOption = None,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Answer /stats, /concordance, /terms and /segment (POST with a JSON body, or GET with a query string) with
     JSON (the records of --format json), keeping each corpus's index and its last segmentation models in memory;
@@ -49,6 +51,6 @@ def serve(
     if host not in LOOPBACK:
         typer.echo(f"warning: listening on {host}: anyone who can reach it can query every corpus (it answers "
                    "only the Host names 127.0.0.1, localhost, --host and --allow-host NAME)", err=True)
-    typer.echo(f"termx serve: http://{host}:{port} (OpenAPI page at /docs); Ctrl-C stops it", err=True)
+    notice(f"termx serve: http://{host}:{port} (OpenAPI page at /docs); Ctrl-C stops it")
     hosts = (*LOOPBACK, host, *(allow_host or ()))
     uvicorn.run(create_app(db, max_body, hosts, port, max_train_tokens), host=host, port=port, log_level="warning")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from termx.cli import STUDIES_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
@@ -49,6 +49,7 @@ def crossval(
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """freq* by cross-validation: the documents split into two halves (half 1 = the shortest prefix of the
     documents holding half of the tokens), every substring binned by its freq and df_1 in half 1, freq* = its
@@ -95,6 +96,8 @@ def adapt(
     plot: PlotOption = None,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Adaptation by method 1 (history = each document's first half of tokens, test = the rest; a, b, c, d =
     documents with the string in both, history only, test only, neither; Pr(+adapt) = a/(a+b), prior =

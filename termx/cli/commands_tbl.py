@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from termx.cli import TBL_PANEL, app
-from termx.cli.options import DbOption, FormatOption, emit, emit_raw
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
+from termx.cli.progress import RichProgress
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
@@ -52,6 +53,8 @@ def train(
     replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored model of that name.")] = False,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Learn rules that turn PRED into GOLD, store them, print them with training accuracy before/after."""
     from termx.lines import read_lines
@@ -62,8 +65,9 @@ def train(
 
     chosen = DEFAULT_TEMPLATES if templates is None else select_templates(
         (n.strip() for n in templates.split(",") if n.strip()), TEMPLATE_SETS["chars8_tags"])
-    model = train_segmentation_corrector(read_lines(gold), read_lines(pred), templates=chosen,
-                                         min_score=min_score, max_rules=max_rules)
+    with RichProgress() as progress:
+        model = train_segmentation_corrector(read_lines(gold), read_lines(pred), templates=chosen,
+                                             min_score=min_score, max_rules=max_rules, progress=progress)
     save_model(get_engine(db), name, model, replace=replace)
     emit(_show(name, model, fmt))
 
@@ -76,6 +80,8 @@ def apply_cmd(
     fmt: Annotated[LinesFormat, typer.Option("--format", "-f", help="text: the corrected lines; tsv: their "
                                              "words separated by tabs; jsonl: one {line, words} record per "
                                              "line; json: an array of them.")] = LinesFormat.text,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Write PRED corrected by the model's rules (applied in order) to stdout, streamed batch by batch."""
     from termx.lines import stream_lines
@@ -95,7 +101,7 @@ def apply_cmd(
 
 @tbl_app.command()
 def rules(name: Annotated[str, typer.Argument(help="A stored model.")], db: DbOption = None,
-          fmt: FormatOption = Format.table) -> None:
+          fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Print a stored model's rules in order, readably, with their training scores (good − bad)."""
     from termx.storage.db import get_engine
     from termx.tbl.store import load_model
@@ -104,7 +110,8 @@ def rules(name: Annotated[str, typer.Argument(help="A stored model.")], db: DbOp
 
 
 @tbl_app.command()
-def models(db: DbOption = None, fmt: FormatOption = Format.table) -> None:
+def models(db: DbOption = None, fmt: FormatOption = Format.table, quiet: QuietOption = False,
+           verbose: VerboseOption = False) -> None:
     """List the stored TBL models with their training accuracy before/after."""
     from termx.storage.db import get_engine
     from termx.tbl.store import list_models
@@ -119,6 +126,8 @@ def templates(
                                           "default of `termx tbl train`), chars4, chars4_tags, chars8, "
                                           "chars8_tags (each extends brill).")] = "brill",
     fmt: FormatOption = Format.table,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """List the templates of a built-in set (name and conditions), in tie-breaking order."""
     from termx.tbl.templates import template_set

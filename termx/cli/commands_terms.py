@@ -8,7 +8,7 @@ import typer
 
 from termx.choices import Ranking
 from termx.cli import TERMS_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render
 from termx.cli.progress import RichProgress
 
@@ -42,6 +42,7 @@ def terms(
                                           "name.")] = False,
     db: DbOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Top terms of a corpus: longest members of left-maximal classes, ranked by a query in sql/terms_*.sql.
 

@@ -7,6 +7,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Sequence
+from datetime import date, time
 from enum import Enum
 from typing import Any
 
@@ -28,9 +29,16 @@ def escape_controls(text: str) -> str:
 JSON_ESCAPE_RE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+def _iso(value: Any) -> str:
+    """A date or time as JSON and csv write it (ISO 8601), e.g. the created_at of `termx tbl models`."""
+    if isinstance(value, (date, time)):
+        return value.isoformat()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def json_text(data: Any, indent: int | None = None) -> str:
     """JSON of a result, UTF-8 kept readable, characters that could act on a terminal or split a line escaped."""
-    text = json.dumps(_jsonable(data), ensure_ascii=False, indent=indent)
+    text = json.dumps(_jsonable(data), ensure_ascii=False, indent=indent, default=_iso)
     return JSON_ESCAPE_RE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
@@ -45,7 +53,7 @@ class Format(str, Enum):
 
 
 def _cell(value: Any) -> str:
-    """A short, human-readable cell for table/csv output."""
+    """A short, human-readable table cell: floats to 4 significant digits, lists space-separated."""
     value = _jsonable(value)
     if value is None:
         return ""
@@ -56,6 +64,22 @@ def _cell(value: Any) -> str:
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def export_cell(value: Any) -> str:
+    """An exact csv/tsv cell, the same data as JSON: integers as integers, floats as their shortest round-trip
+    repr (52892.0, 0.61807...), None (and non-finite floats) as empty, a list of numbers space-separated (df_1..df_K
+    as "3 1 0 0"), other lists and objects as JSON text."""
+    value = _jsonable(value)
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return " ".join(export_cell(v) for v in value)
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, default=_iso)
+    return _iso(value) if isinstance(value, (date, time)) else str(value)
 
 
 def to_json(data: Any) -> str:
@@ -77,7 +101,7 @@ def render(rows: Sequence[dict[str, Any]], fmt: Format | str, columns: Iterable[
         writer = csv.writer(buf, delimiter="," if fmt is Format.csv else "\t", lineterminator="\n")
         writer.writerow(cols)
         for r in rows:
-            writer.writerow([_cell(r.get(c)) for c in cols])
+            writer.writerow([export_cell(r.get(c)) for c in cols])
         return buf.getvalue().rstrip("\n")
     return render_table(rows, cols, title)
 

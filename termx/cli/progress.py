@@ -2,27 +2,47 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
+from rich.text import Text
+
+from termx.cli.options import is_quiet, is_verbose
+
+
+class RateColumn(ProgressColumn):
+    """Units done per second (characters, documents, rules: what the stage counts)."""
+
+    def render(self, task: Task) -> Text:
+        """The stage's speed, blank until it is known."""
+        return Text(f"{task.speed:,.0f}/s" if task.speed else "", style="progress.data.speed")
 
 
 class RichProgress:
-    """One bar per stage on stderr; nothing at all when stderr is not a terminal or --quiet."""
+    """One bar per stage on stderr (name, bar, done/total, rate, elapsed, ETA) when stderr is a terminal and
+    not --quiet; with -v, also a line per finished stage with its seconds, terminal or not. Stages nest (a
+    stage of an experiment runs the stages of a model): advances go to the innermost one."""
 
     def __init__(self, enabled: bool = True) -> None:
-        console = Console(stderr=True)
-        self._enabled = enabled and console.is_terminal
-        self._bar = Progress(SpinnerColumn(), TextColumn("{task.description:<16}"), BarColumn(),
-                             MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=False)
-        self._task: TaskID | None = None
+        self._console = Console(stderr=True)
+        self._enabled = enabled and not is_quiet() and self._console.is_terminal
+        self._timed = enabled and is_verbose()
+        self._bar = Progress(SpinnerColumn(), TextColumn("{task.description:<20}"), BarColumn(),
+                             MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                             console=self._console, transient=False)
+        self._stages: list[tuple[str, TaskID | None, float, int]] = []  # name, bar, start, units done
 
     def __enter__(self) -> RichProgress:
         if self._enabled:
@@ -34,18 +54,27 @@ class RichProgress:
             self._bar.stop()
 
     def start(self, stage: str, total: int | None) -> None:
-        """Begin a bar for a stage."""
-        if self._enabled:
-            self._task = self._bar.add_task(stage, total=total)
+        """Begin a stage (inside the current one, if any)."""
+        task = self._bar.add_task(stage, total=total) if self._enabled else None
+        self._stages.append((stage, task, time.perf_counter(), 0))
 
     def advance(self, amount: int) -> None:
-        """Move the current bar."""
-        if self._enabled and self._task is not None:
-            self._bar.advance(self._task, amount)
+        """Move the innermost stage on."""
+        if not self._stages:
+            return
+        stage, task, started, done = self._stages[-1]
+        self._stages[-1] = (stage, task, started, done + amount)
+        if task is not None:
+            self._bar.advance(task, amount)
 
     def finish(self) -> None:
-        """Mark the current stage complete."""
-        if self._enabled and self._task is not None:
-            task = self._bar.tasks[-1]
-            self._bar.update(self._task, total=task.total or 1, completed=task.total or 1)
-            self._task = None
+        """End the innermost stage: its bar full (a stage without a total: at what it did), its time with -v."""
+        if not self._stages:
+            return
+        stage, task, started, done = self._stages.pop()
+        if task is not None:
+            total = next(t.total for t in self._bar.tasks if t.id == task) or max(done, 1)
+            self._bar.update(task, total=total, completed=total)
+        if self._timed:
+            self._console.print(f"termx: {stage}: {time.perf_counter() - started:.2f} s"
+                                + (f", {done:,} done" if done else ""), markup=False, highlight=False)

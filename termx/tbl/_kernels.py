@@ -157,44 +157,61 @@ def rule_positions_among(cand, tags, toks, lo, hi, f, nc, feat_c, noff_c, off_c,
     return out[:n]
 
 
+def new_tables():  # type: ignore[no-untyped-def]
+    """Empty rule tables for score_positions and learn_rules: slot_of (rule key -> slot), cid_of (condition key
+    -> id), good, slot_cid, slot_key, badc (grown as rules appear) and counts (slots, condition ids)."""
+    return (Dict.empty(key_type=types.int64, value_type=types.int64),
+            Dict.empty(key_type=types.int64, value_type=types.int64),
+            np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.int64),
+            np.zeros(2, np.int64))
+
+
 @njit(cache=True)
-def learn_kernel(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base,  # type: ignore[no-untyped-def]
-                 window, delta_mask, min_score, max_rules):
-    """Greedy TBL on `tags` (modified in place); returns the chosen rules' keys, goods, bads and args.
+def score_positions(q0, q1, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base,  # type: ignore[no-untyped-def]
+                    tables):
+    """Add positions q0..q1-1 to the rule tables (the initial scores; the learner calls it in chunks to
+    report progress); returns the tables (their arrays may have grown)."""
+    slot_of, cid_of, good, slot_cid, slot_key, badc, counts = tables
+    maxc = feat.shape[1]
+    maxo = off.shape[2]
+    vals = np.zeros((maxc, maxo), np.int64)
+    nv = np.zeros(maxc, np.int64)
+    idx = np.zeros(maxc, np.int64)
+    buf = np.zeros(maxo ** maxc, np.int64)
+    every = ~np.uint64(0)
+    for q in range(q0, q1):
+        good, slot_cid, slot_key, badc = _touch(
+            q, 1, every, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base, slot_of,
+            cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf)
+    return slot_of, cid_of, good, slot_cid, slot_key, badc, counts
+
+
+@njit(cache=True)
+def learn_rules(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base,  # type: ignore[no-untyped-def]
+                window, delta_mask, min_score, max_rules, tables, mark, aff):
+    """Up to `max_rules` more steps of greedy TBL on `tags` (modified in place) over scored `tables`; returns
+    the chosen rules' keys, goods, bads and args, and the tables. Fewer rules than asked: learning is over.
 
     Best rule: highest good - bad, then fewest bad, then smallest key. After a rule is applied only
     the positions within `window` of a changed tag are rescored (removed with the old tags, re-added
     with the new ones), and there only the templates that read a changed tag (all templates at a
     changed position itself), so each step costs O(changes x window x templates), not O(corpus).
     `delta_mask[d + window]` = bit set of the templates with a tag condition at offset d (64 at most
-    are masked; templates beyond the 64th are always rescored).
+    are masked; templates beyond the 64th are always rescored). `mark` (zeros) and `aff` are scratch arrays
+    of one entry per position, kept by the caller across calls.
     """
-    n = tags.shape[0]
+    slot_of, cid_of, good, slot_cid, slot_key, badc, counts = tables
     K = ncond.shape[0]
     maxc = feat.shape[1]
     maxo = off.shape[2]
-    slot_of = Dict.empty(key_type=types.int64, value_type=types.int64)
-    cid_of = Dict.empty(key_type=types.int64, value_type=types.int64)
-    good = np.zeros(1024, np.int64)
-    slot_cid = np.zeros(1024, np.int64)
-    slot_key = np.zeros(1024, np.int64)
-    badc = np.zeros(1024, np.int64)
-    counts = np.zeros(2, np.int64)
     vals = np.zeros((maxc, maxo), np.int64)
     nv = np.zeros(maxc, np.int64)
     idx = np.zeros(maxc, np.int64)
     buf = np.zeros(maxo ** maxc, np.int64)
-    every = ~np.uint64(0)
-    for q in range(n):
-        good, slot_cid, slot_key, badc = _touch(
-            q, 1, every, tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, R, base, slot_of,
-            cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf)
     keys = []
     goods = []
     bads = []
     argl = []
-    mark = np.zeros(n, np.uint64)
-    aff = np.empty(n, np.int64)
     args = np.zeros(maxc, np.int64)
     while len(keys) < max_rules:
         best = -1
@@ -248,4 +265,4 @@ def learn_kernel(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radi
                 cid_of, good, slot_cid, slot_key, badc, counts, vals, nv, idx, buf)
             mark[aff[i]] = 0
         argl.append(args.copy())
-    return keys, goods, bads, argl
+    return keys, goods, bads, argl, (slot_of, cid_of, good, slot_cid, slot_key, badc, counts)

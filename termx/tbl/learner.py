@@ -18,10 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from termx.errors import InputError
+from termx.progress import Progress, Silent
 from termx.tbl import _kernels
 from termx.tbl.templates import DEFAULT_TEMPLATES, Template
 
 TokenName = Callable[[int], str]
+SCORE_CHUNK = 1 << 16
+"""Positions scored per kernel call before learning starts (the progress bar's step)."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,10 @@ def rule_keys_fit(templates: Sequence[Template], n_tags: int, n_tokens: int) -> 
 def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
           initial: np.ndarray | Sequence[int], lengths: Sequence[int] | np.ndarray | None = None, *,
           templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = 2, max_rules: int | None = None,
-          n_tags: int | None = None, tag_names: Sequence[str] | None = None, token_kind: str = "id") -> Model:
-    """Learn an ordered rule list that turns `initial` tags into `gold` tags (greedy, fnTBL-style)."""
+          n_tags: int | None = None, tag_names: Sequence[str] | None = None, token_kind: str = "id",
+          progress: Progress | None = None) -> Model:
+    """Learn an ordered rule list that turns `initial` tags into `gold` tags (greedy, fnTBL-style), reporting
+    the positions scored and then each rule learnt to `progress`."""
     toks = np.asarray(tokens, dtype=np.int64)
     if toks.ndim != 1:
         raise InputError("tokens must be a flat sequence of ids")
@@ -176,9 +181,33 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
             if c.feature == "tag":
                 for o in c.offsets:
                     delta_mask[o + window] |= bit
-    keys, goods, bads, argl = _kernels.learn_kernel(
-        cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base, window, delta_mask, min_score,
-        max_rules if max_rules is not None else n + 1)
+    progress = progress or Silent()
+    tables = _kernels.new_tables()
+    progress.start("tbl: score positions", n)
+    for q0 in range(0, n, SCORE_CHUNK):
+        q1 = min(n, q0 + SCORE_CHUNK)
+        tables = _kernels.score_positions(q0, q1, cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, R, base,
+                                          tables)
+        progress.advance(q1 - q0)
+    progress.finish()
+    limit = max_rules if max_rules is not None else n + 1
+    progress.start("tbl: learn rules", max_rules)  # the number of rules is known only with max_rules
+    keys: list[int] = []
+    goods: list[int] = []
+    bads: list[int] = []
+    argl: list[np.ndarray] = []
+    mark, aff = np.zeros(n, np.uint64), np.empty(n, np.int64)
+    while len(keys) < limit:  # one rule a call: progress per rule, at a negligible cost next to a rule's search
+        k, gd, bd, ar, tables = _kernels.learn_rules(cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix,
+                                                     R, base, window, delta_mask, min_score, 1, tables, mark, aff)
+        if not k:
+            break
+        keys += k
+        goods += gd
+        bads += bd
+        argl += ar
+        progress.advance(1)
+    progress.finish()
     rules = []
     for key, good, bad, a in zip(keys, goods, bads, argl, strict=True):
         ti = int(np.searchsorted(base, key, side="right")) - 1
@@ -194,8 +223,10 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
 
 
 def apply(rules: Sequence[Rule], tokens: np.ndarray | Sequence[int], tags: np.ndarray | Sequence[int],
-          lengths: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-    """Run `rules` in order over `tags` (a new array is returned), each applied simultaneously.
+          lengths: Sequence[int] | np.ndarray | None = None, advance: Callable[[int], None] | None = None
+          ) -> np.ndarray:
+    """Run `rules` in order over `tags` (a new array is returned), each applied simultaneously; `advance(1)`
+    after each rule (a progress bar's total: the rules).
 
     A rule with a one-offset token condition `tok[o] = x` is only checked where x occurs (shifted by o): the
     positions of each token are indexed once, so a rule costs the occurrences of its token, not the text."""
@@ -222,4 +253,6 @@ def apply(rules: Sequence[Rule], tokens: np.ndarray | Sequence[int], tags: np.nd
             pos = _kernels.rule_positions_among(cand, out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0],
                                                 off[0], args)
         out[pos] = r.to_tag
+        if advance is not None:
+            advance(1)
     return out

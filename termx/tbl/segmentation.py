@@ -7,12 +7,13 @@ character, 0 (`·`) = it continues the previous word. A line's first character i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from termx.errors import InputError
+from termx.progress import Progress
 from termx.tbl.learner import Model, apply, learn
 from termx.tbl.templates import DEFAULT_TEMPLATES, Template
 
@@ -76,22 +77,26 @@ def encode_pair(gold_lines: Sequence[str], pred_lines: Sequence[str]) -> tuple[E
 
 def train_segmentation_corrector(gold_lines: Sequence[str], pred_lines: Sequence[str], *,
                                  templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = 2,
-                                 max_rules: int | None = None) -> Model:
-    """Learn rules that turn the segmenter's output `pred_lines` into the spaced `gold_lines`."""
+                                 max_rules: int | None = None, progress: Progress | None = None) -> Model:
+    """Learn rules that turn the segmenter's output `pred_lines` into the spaced `gold_lines` (the learner's
+    stages reported to `progress`)."""
     gold, pred = encode_pair(gold_lines, pred_lines)
     if not gold.tokens.size:
         raise InputError("no text to train on", hint="GOLD and PRED hold no non-space characters")
     return learn(gold.tokens, gold.tags, pred.tags, gold.lengths, templates=templates, min_score=min_score,
-                 max_rules=max_rules, n_tags=2, tag_names=TAG_NAMES, token_kind="char")
+                 max_rules=max_rules, n_tags=2, tag_names=TAG_NAMES, token_kind="char", progress=progress)
 
 
-def correct_segmentation(model: Model, pred_lines: Sequence[str]) -> list[str]:
-    """Apply a segmentation corrector's rules to segmented lines; returns the corrected lines."""
+def correct_segmentation(model: Model, pred_lines: Sequence[str],
+                         advance: Callable[[int], None] | None = None) -> list[str]:
+    """Apply a segmentation corrector's rules to segmented lines; returns the corrected lines (`advance(1)` after
+    each rule)."""
     if model.token_kind != "char" or model.n_tags != 2:
         raise InputError("this TBL model was not trained on word breaking",
                          hint="train it with `termx tbl train GOLD PRED`")
     pred = encode_lines(pred_lines)
-    return decode_lines(pred.tokens, apply(model.rules, pred.tokens, pred.tags, pred.lengths), pred.lengths)
+    return decode_lines(pred.tokens, apply(model.rules, pred.tokens, pred.tags, pred.lengths, advance),
+                        pred.lengths)
 
 
 def bigram_baseline(tokens: np.ndarray, gold: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ entropy to measure) are left out. (Tanaka-Ishii 2005; Jin & Tanaka-Ishii 2006; M
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -94,6 +95,9 @@ UNSPACED = (HAN, HIRAGANA, KATAKANA, HANGUL)
 SCRIPT_SAMPLE = 1 << 20
 """Tokens of a corpus read to decide its script."""
 
+
+BRANCHING_STEPS = 3
+"""The steps `branching` reports: the reverse index, its class tree, the mean entropies."""
 
 KANA_SHARE = 0.1
 """Kana among a corpus's unspaced letters above which it is Japanese (Chinese text has next to none; Japanese
@@ -185,11 +189,17 @@ def _reverse_documents(tokens, starts, lengths, out):  # type: ignore[no-untyped
         out[s + n] = 0
 
 
-def branching(index: LoadedIndex, tree: ClassTree, window: int) -> Branching:
-    """Reverse index, its tree, and the mean entropies μ(n), n = 1..window, over every corpus position."""
+def branching(index: LoadedIndex, tree: ClassTree, window: int,
+              advance: Callable[[int], None] | None = None) -> Branching:
+    """Reverse index, its tree, and the mean entropies μ(n), n = 1..window, over every corpus position;
+    `advance(1)` after each of the three steps (a progress bar's total: BRANCHING_STEPS)."""
+    step = advance or (lambda _: None)
     reverse = reversed_index(index)
+    step(1)
     reverse_tree = class_tree(reverse)
+    step(1)
     mean = np.stack([mean_entropy(index, tree, window), mean_entropy(reverse, reverse_tree, window)])
+    step(1)
     return Branching(reverse, reverse_tree, mean)
 
 

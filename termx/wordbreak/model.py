@@ -65,6 +65,7 @@ from termx.progress import Progress, Silent
 from termx.storage.loaded import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import (
+    BRANCHING_STEPS,
     UNSPACED,
     Branching,
     _evidence,
@@ -146,8 +147,8 @@ class BranchingModel:
         self.params = params
         self.width = max(max_len, params.window)
         self.max_len = max_len
-        progress.start("reverse index", None)
-        self.branching: Branching = branching(index, tree, params.window)
+        progress.start("reverse index", BRANCHING_STEPS)
+        self.branching: Branching = branching(index, tree, params.window, progress.advance)
         progress.finish()
         sil = np.minimum(index.cls_sil.astype(np.int64), max_len)
         self.type_count = np.maximum(sil - index.cls_lbl, 0)
@@ -201,7 +202,7 @@ class BranchingModel:
         sequence = self.trained_sequence
         size = int(self.index.doc_len.astype(np.int64).sum())
         for k in range(p.passes):
-            progress.start(f"re-estimation pass {k + 1}", size)
+            progress.start(f"re-estimation pass {k + 1}", size * (2 if p.suffix > 0 else 1))  # suffixes: 2 runs
             log_p, unknown = self._word_values(counts, words)
             found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
                                                        pair=p.pass_pair)

@@ -14,7 +14,7 @@ from termx.evaluation.baselines import SEGMENTATION_BASELINES
 from termx.experiments.whitespace.documents import Condition, SpacedDocument, spaced_documents
 from termx.experiments.whitespace.files import write_records
 from termx.experiments.whitespace.report import ScorerResult, WhitespaceReport, score_result
-from termx.experiments.whitespace.segment import segment_documents
+from termx.experiments.whitespace.segment import characters, segment_documents
 from termx.experiments.whitespace.store import store_run
 from termx.experiments.whitespace.tbl import (
     TblSettings,
@@ -90,17 +90,17 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
         for scorer in scorers:
             with timings.stage(f"train {scorer.value}", progress):
                 segmenter = Segmenter(index, scorer, max_len, options.get(scorer.value), progress)
-            with timings.stage(f"segment {scorer.value}", progress):
-                predicted = segment_documents(segmenter, evaluated, range(n_eval))
+            with timings.stage(f"segment {scorer.value}", progress, characters(evaluated)) as advance:
+                predicted = segment_documents(segmenter, evaluated, range(n_eval), advance=advance)
             results.append(score_result(scorer.value, "scorer", evaluated, predicted, {"params": segmenter.params}))
             if tbl is None:
                 continue
             with timings.stage(f"tbl train {scorer.value}", progress):
-                model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl)
+                model = train_corrector(segmenter, [spaced[k] for k in train_nos], train_nos, tbl, progress)
             models[scorer.value] = model, timings[f"tbl train {scorer.value}"]
-            with timings.stage(f"tbl apply {scorer.value}", progress):
+            with timings.stage(f"tbl apply {scorer.value}", progress, len(model.rules)) as advance:
                 fixed = iter(split_lines(correct_segmentation(model, [line for lines in predicted
-                                                                      for line in join_lines(lines)])))
+                                                                      for line in join_lines(lines)], advance)))
                 corrected = [[next(fixed) for _ in lines] for lines in predicted]  # one pass per rule, all lines
             results.append(score_result(f"{scorer.value}+tbl", "tbl", evaluated, corrected,
                                         {"params": segmenter.params, "rules": len(model.rules)}))

@@ -14,7 +14,8 @@ from termx.evaluation.inputs import SubsetRecord, pair_records
 from termx.evaluation.report import compare
 from termx.experiments.whitespace.documents import SpacedDocument
 from termx.experiments.whitespace.report import ScorerResult, TblResult
-from termx.experiments.whitespace.segment import segment_documents
+from termx.experiments.whitespace.segment import characters, segment_documents
+from termx.progress import Progress, Silent
 from termx.tbl.learner import Model
 from termx.tbl.segmentation import train_segmentation_corrector
 from termx.tbl.templates import TEMPLATE_SETS, Template
@@ -76,13 +77,17 @@ def split_lines(lines: Sequence[str]) -> list[list[str]]:
 
 
 def train_corrector(segmenter: Segmenter, docs: Sequence[SpacedDocument], doc_nos: Sequence[int],
-                     tbl: TblSettings) -> Model:
-    """Learn rules that turn the scorer's output on training documents into their original spacing."""
-    predicted = segment_documents(segmenter, docs, doc_nos)
+                    tbl: TblSettings, progress: Progress | None = None) -> Model:
+    """Learn rules that turn the scorer's output on training documents into their original spacing (stages
+    reported to `progress`: segmenting the training text, then the learner's)."""
+    progress = progress or Silent()
+    progress.start("tbl: segment training text", characters(docs))
+    predicted = segment_documents(segmenter, docs, doc_nos, advance=progress.advance)
+    progress.finish()
     gold = [line for d in docs for line in join_lines(d.lines)]
     pred = [line for lines in predicted for line in join_lines(lines)]
     return train_segmentation_corrector(gold, pred, templates=tbl.templates, min_score=tbl.min_score,
-                                        max_rules=tbl.max_rules)
+                                        max_rules=tbl.max_rules, progress=progress)
 
 
 def _subset_records(result: ScorerResult) -> list[SubsetRecord]:
