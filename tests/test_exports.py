@@ -26,6 +26,8 @@ DOCS = ["Hi_Ho_Hi_Ho it is off to work we go", "Hi_Ho Hi", "Hi there, Ho there",
 # with a csv --format fails test_every_exporting_command_is_covered until it is added here or to SKIPPED.
 ARGS: dict[str, list[str]] = {
     "corpora": [],
+    "cache status": [],
+    "cache list": [],
     "stats": [CORPUS, "Ho", "Hi_Ho", "xyz"],
     "concordance": [CORPUS, "Ho"],
     "class": [CORPUS, "Ho"],

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from termx.cli import DATABASE_PANEL, app
-from termx.cli.options import DbOption, FormatOption, QuietOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, notice
 from termx.cli.output import Format, render, render_record
 
 cache_app = typer.Typer(help="The look-up cache under $TERMX_HOME/cache (status, list, clear): memory-mapped copies "
@@ -16,7 +16,7 @@ app.add_typer(cache_app, name="cache", rich_help_panel=DATABASE_PANEL)
 
 
 @cache_app.command("status")
-def cache_status(fmt: FormatOption = Format.table) -> None:
+def cache_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Where the cache is, its size, its cap (TERMX_CACHE_MAX_GB; the least recently used builds go first when a new
     one would pass it) and how many corpus builds it holds."""
     from termx.storage.loaded import cache_entries, cache_limit, cache_size
@@ -27,7 +27,7 @@ def cache_status(fmt: FormatOption = Format.table) -> None:
 
 
 @cache_app.command("list")
-def cache_list(fmt: FormatOption = Format.table) -> None:
+def cache_list(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """One row per cached corpus build or model: its database, corpus id, build time, bytes and last use (least
     recently used first)."""
     from termx.storage.loaded import cache_entries
@@ -42,6 +42,7 @@ def cache_clear(
                                                  "without it, the whole cache, of every database.")] = None,
     db: DbOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Empty the cache (or one corpus's part of it); the database keeps everything, and the next look-up fills the
     cache again."""
@@ -55,6 +56,5 @@ def cache_clear(
 
         engine = get_engine(db)
         removed = clear_cache(engine.url.render_as_string(hide_password=True), get_corpus(engine, corpus).id)
-    if not quiet:
-        freed = sum(e.bytes for e in removed)
-        typer.echo(f"removed {len(removed)} cache folder{'s' * (len(removed) != 1)} ({freed / 1e6:.1f} MB)", err=True)
+    freed = sum(e.bytes for e in removed)
+    notice(f"removed {len(removed)} cache folder{'s' * (len(removed) != 1)} ({freed / 1e6:.1f} MB)")

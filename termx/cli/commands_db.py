@@ -119,6 +119,7 @@ def db_dump(
                                          "exists, only once the dump is complete).", dir_okay=False)],
     db: DbOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Back up termx's data (the termx schema: every corpus and all built for it) to FILE, with the pg_dump shipped
     with the embedded server (it reads it and older servers; the system's may refuse it)."""
@@ -126,8 +127,7 @@ def db_dump(
     from termx.storage.db import resolve_url
 
     size = dump(resolve_url(db), file)
-    if not quiet:
-        typer.echo(f"wrote {file} ({size / 1e6:.1f} MB); `termx db restore {file} --db URL` restores it", err=True)
+    notice(f"wrote {file} ({size / 1e6:.1f} MB); `termx db restore {file} --db URL` restores it")
 
 
 @db_app.command("restore")
@@ -135,6 +135,7 @@ def db_restore(
     file: Annotated[Path, typer.Argument(help="A backup made by `termx db dump`.", dir_okay=False)],
     db: DbOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Restore a `termx db dump` backup into a database that holds no termx data yet (--db URL, e.g. another
     PostgreSQL server, or a database made with CREATE DATABASE), in one transaction: all of it or nothing."""
@@ -142,9 +143,7 @@ def db_restore(
     from termx.storage.db import resolve_url
 
     restored = restore(file, resolve_url(db))
-    if not quiet:
-        typer.echo(f"restored {len(restored.corpora)} corpora: {', '.join(restored.corpora) or '(none)'}", err=True)
-        if restored.refused_grants:
-            typer.echo(f"the server refused {restored.refused_grants} grant(s) to termx's analyst role "
-                       "termx_reader (may this user create roles there?); `termx sql` and `termx terms` need it: "
-                       "see docs/lookup.md", err=True)
+    notice(f"restored {len(restored.corpora)} corpora: {', '.join(restored.corpora) or '(none)'}")
+    if restored.refused_grants:
+        notice(f"the server refused {restored.refused_grants} grant(s) to termx's analyst role termx_reader (may "
+               "this user create roles there?); `termx sql` and `termx terms` need it: see docs/lookup.md")
