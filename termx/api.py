@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from termx.jdf.pairs import Part
+    from termx.progress import Progress
     from termx.storage.loaded import LoadedIndex
     from termx.storage.store import CorpusInfo
     from termx.wordbreak.alphabet import Alphabet
@@ -258,6 +259,15 @@ class Corpus:
         from termx.jdf.related import related
 
         return jsonable(related(self._parts("sketch"), term, top, measure, min_df))  # type: ignore[no-any-return]
+
+    def sketch(self, k: int = 256, threshold: int = 20, progress: Progress | None = None) -> dict[str, Any]:
+        """Compute and store bottom-k MinHash sketches of the document sets of the classes in at least `threshold`
+        documents, for jdf(method="sketch") and related(); the summary `termx sketch --format json` prints."""
+        from termx.jdf.store import build_sketches
+
+        summary = build_sketches(self.engine, self.name, k, threshold, progress)
+        self._jdf_parts.pop("sketch", None)  # the next jdf or related reads the new sketches
+        return summary
 
     def _parts(self, method: str) -> list[Part]:
         """The shards as jdf parts, with their sketches for method "sketch" (loaded once, then kept)."""

@@ -1,6 +1,6 @@
 """termx.Database, the library face: index from (id, text) pairs or paths, list, append, drop, and a Corpus whose
 stats, jdf and related return the records the CLI prints as JSON; errors are the typed ones the CLI maps; the
-CLI's defaults for `termx index` and `termx related` are the library's."""
+CLI's defaults for `termx index`, `termx related` and `termx sketch` are the library's."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import termx
 from termx.api import Corpus
 from termx.cli import app
 from termx.errors import CorpusExists, CorpusNotFound, InputError, PatternError
+from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD
 
 runner = CliRunner()
 TOPICS = [["oil", "crude", "barrel", "OPEC"], ["yen", "dollar", "Japan", "Tokyo"], ["wheat", "grain", "corn", "crop"]]
@@ -131,6 +132,8 @@ def test_errors_are_typed(db: termx.Database, name: str, db_env: str) -> None:
     assert "error" in corpus.jdf("oil", [""])[0]
     with pytest.raises(InputError, match="no sketches"):
         corpus.related("oil")
+    assert corpus.sketch(k=8, threshold=1)["k"] == 8
+    assert corpus.related("oil") == [] and corpus.jdf("oil", "oil", method="sketch")[0]["jdf"] == 1
     with pytest.raises(InputError, match="`method`"):
         corpus.jdf("oil", "oil", method="approximate")
 
@@ -145,6 +148,9 @@ def test_cli_defaults_are_the_library_defaults() -> None:
     cli = _cli_defaults("index")
     library = {f.name: f.default for f in dataclasses.fields(termx.IndexOptions)}
     assert {field: cli["input_mode" if field == "input" else field] for field in library} == library
-    related = inspect.signature(Corpus.related).parameters
-    assert {k: _cli_defaults("related")[k] for k in ("top", "measure", "min_df")} == \
-        {k: related[k].default for k in ("top", "measure", "min_df")}
+    for command, method, names in [("related", Corpus.related, ("top", "measure", "min_df")),
+                                   ("sketch", Corpus.sketch, ("k", "threshold"))]:
+        signature = inspect.signature(method).parameters
+        assert {k: _cli_defaults(command)[k] for k in names} == {k: signature[k].default for k in names}
+    assert inspect.signature(Corpus.sketch).parameters["k"].default == DEFAULT_K
+    assert inspect.signature(Corpus.sketch).parameters["threshold"].default == DEFAULT_THRESHOLD

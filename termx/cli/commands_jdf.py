@@ -122,11 +122,10 @@ def sketch(
 ) -> None:
     """Compute and store bottom-k MinHash sketches of the document sets of a corpus's frequent classes (one
     pass over the class tree), for termx jdf --sketch and termx related."""
-    from termx.jdf.store import build_sketches
-    from termx.storage.db import get_engine
+    from termx.database import Database
 
     with RichProgress(enabled=not quiet) as progress:
-        summary = build_sketches(get_engine(db), corpus, k, threshold, progress)
+        summary = Database(db).corpus(corpus).sketch(k, threshold, progress)
     if fmt in (Format.json, Format.jsonl):
         emit(to_json(summary))
     elif not quiet:
