@@ -47,11 +47,11 @@ class Database:
 
     def corpora(self, name: str | None = None) -> list[dict[str, Any]]:
         """Every corpus by name (or only `name`: CorpusNotFound if there is none), as `termx corpora --format
-        json` prints them: name, unit, tokens, documents, classes, max_k, rep_cap, created_at, shards."""
-        from termx.storage.store import get_corpus, list_corpora
+        json` prints them: name, unit, tokens, documents, classes, max_k, rep_cap, created_at, shards, and the
+        bytes each takes in the database (db_bytes) and in this machine's look-up cache (cache_bytes)."""
+        from termx.storage.store import corpus_rows
 
-        return [c.as_row() for c in ([get_corpus(self.engine, name)] if name is not None
-                                     else list_corpora(self.engine))]
+        return corpus_rows(self.engine, name)
 
     def shards(self, name: str | None = None) -> list[dict[str, Any]]:
         """The shards of corpus `name` (of every corpus when None), as `termx corpora --shards --format json`."""

@@ -7,7 +7,8 @@ CLI can render it as its flag (`--replace`) and a library user reads the argumen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 
 
 class TermxError(Exception):
@@ -29,6 +30,15 @@ class InputError(TermxError):
 
 class CorpusNotFound(TermxError):
     """The named corpus does not exist in the database."""
+
+    @classmethod
+    def named(cls, name: str, known: Iterable[str], message: str | None = None,
+              hint: str = "termx corpora lists them", params: Sequence[str] = ()) -> CorpusNotFound:
+        """The one way an unknown corpus name is reported: `no corpus named 'x'` (or `message`), the hint led by
+        the nearest of the `known` names when one is close, as after a typo (`reuter` → did you mean 'reuters'?)."""
+        close = difflib.get_close_matches(name, list(known), n=1)
+        lead = f"did you mean {close[0]!r}? " if close else ""
+        return cls(message or f"no corpus named {name!r}", lead + hint, params)
 
 
 class CorpusExists(TermxError):

@@ -4,24 +4,35 @@
 all a command loads before reaching it: the standard library only, so a look-up pays Python's start-up and one
 Unix-socket round trip instead of importing Typer, SQLAlchemy, psycopg and numpy. The process forks a child
 per command, which gets this process's stdin, stdout and stderr (passed over the socket), arguments,
-environment, working directory and umask, and runs the command exactly as `termx.cli` would here; its exit
-status becomes this process's. Without a running daemon, with TERMX_DAEMON=0, for the `daemon` commands
-themselves, or when the daemon runs other code than this installation's, the command runs in this process.
+environment, working directory, umask and resource limits, and runs the command exactly as `termx.cli` would
+here; its exit status becomes this process's. Without a running daemon, with TERMX_DAEMON=0, for the `daemon`
+commands themselves and `db psql` (an interactive program of its own: it gets the terminal's signals directly),
+or when the daemon runs other code than this installation's, the command runs in this process. So it does when
+the socket may not be the daemon's (its folder or socket is not this user's, or the folder is writable by
+others, or the listening process runs as another user): nothing is sent to it, and stderr says why.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
+import resource
 import signal
 import socket
+import stat
 import struct
 import sys
 from pathlib import Path
 
 HEADER = struct.Struct("!I")  # length of the JSON request that follows it
 STATUS = struct.Struct("!i")  # the command's exit status, the last thing the child sends
+LIMITS = ("RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK",
+          "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_STACK")
+"""The resource limits (`ulimit`) of the caller that the daemon's child takes on."""
+RUN_HERE = (("daemon",), ("db", "psql"))
+"""Commands never handed to the daemon: its own, and those that run an interactive program."""
 
 
 def daemon_dir() -> Path:
@@ -42,13 +53,64 @@ def code_signature() -> str:
     return f"{sys.executable}|{package}|{newest}"
 
 
+def peer_uid(conn: socket.socket) -> int:
+    """The user id of the process at the other end of a Unix socket (SO_PEERCRED), as the kernel reports it."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why `folder` cannot hold this user's daemon socket (None when it can): it must be a directory of this
+    user's that no one else can write, or another user could put a socket of theirs in it."""
+    try:
+        info = os.lstat(folder)
+    except OSError as exc:
+        return f"cannot check {folder} ({exc.strerror})"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{folder} is not a directory"
+    if info.st_uid != os.geteuid():
+        return f"{folder} belongs to uid {info.st_uid}, not to you"
+    if info.st_mode & 0o022:
+        return f"{folder} is writable by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _socket_problem(path: Path) -> str | None:
+    """Why the socket at `path` must not be trusted with this command (None when it may)."""
+    problem = folder_problem(path.parent)
+    if problem:
+        return problem
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return f"cannot check {path} ({exc.strerror})"
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.geteuid():
+        return f"{path} is not a socket of yours"
+    return None
+
+
+def _runs_here(argv: list[str]) -> bool:
+    """Whether `termx ARGV` is one of the RUN_HERE commands (leading global options such as --debug skipped)."""
+    words = tuple(itertools.dropwhile(lambda arg: arg.startswith("-"), argv))
+    return any(words[:len(command)] == command for command in RUN_HERE)
+
+
+def _limits() -> dict[str, tuple[int, int]]:
+    """This process's LIMITS, by name: (soft, hard)."""
+    return {name: resource.getrlimit(getattr(resource, name)) for name in LIMITS if hasattr(resource, name)}
+
+
 def _request(argv: list[str]) -> bytes:
     umask = os.umask(0)
     os.umask(umask)
     prog = "python -m termx" if sys.argv[0].endswith("__main__.py") else os.path.basename(sys.argv[0])
     body = json.dumps({"argv": argv, "prog": prog, "env": dict(os.environ), "cwd": os.getcwd(), "umask": umask,
-                       "code": code_signature()}).encode("utf-8", "surrogateescape")
+                       "limits": _limits(), "code": code_signature()}).encode("utf-8", "surrogateescape")
     return HEADER.pack(len(body)) + body
+
+
+def _not_used(path: Path, why: str) -> None:
+    sys.stderr.write(f"termx: not using the daemon socket {path}: {why}; running this command without it\n")
 
 
 def _read_exactly(conn: socket.socket, size: int) -> bytes | None:
@@ -64,11 +126,20 @@ def _read_exactly(conn: socket.socket, size: int) -> bytes | None:
 def forward(argv: list[str]) -> int | None:
     """Run `termx ARGV` in the daemon; its exit status, or None when no daemon takes it (run it here)."""
     path = socket_path()
-    if os.environ.get("TERMX_DAEMON") == "0" or argv[:1] == ["daemon"] or not path.exists():
+    if os.environ.get("TERMX_DAEMON") == "0" or _runs_here(argv) or not os.path.lexists(path):
+        return None
+    problem = _socket_problem(path)
+    if problem:
+        _not_used(path, problem)
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(str(path))
+        listener = peer_uid(conn)
+        if listener != os.geteuid():  # checked before anything (environment, streams) is sent
+            conn.close()
+            _not_used(path, f"the process listening on it runs as uid {listener}, not as you")
+            return None
         socket.send_fds(conn, [_request(argv)], [0, 1, 2])
         reply = _read_exactly(conn, HEADER.size)
         answer = _read_exactly(conn, HEADER.unpack(reply)[0]) if reply else None

@@ -3,22 +3,30 @@
 A line ends at `\\n` only (a trailing `\\r` is removed, so CRLF files read like LF files); `str.splitlines` is not
 used because it also breaks at U+2028/U+2029/U+0085, form feeds, vertical tabs and \\x1c-\\x1e, which are ordinary
 characters inside a line of text or a JSON string. Input is UTF-8 (a leading BOM is skipped); NUL bytes are
-refused everywhere, as the indexer refuses them.
+refused everywhere, as the indexer refuses them. Whole inputs are read a block at a time and checked as they
+arrive, so an endless or huge binary input (/dev/zero, /dev/urandom) fails at its first block.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from termx.errors import InputError
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsRead
+
 STDIN = "-"
-BOM = b"\xef\xbb\xbf"
 READ_SIZE = 1 << 16
+BLOCK = 1 << 20  # bytes decode_stream reads and checks at a time
+REPLACEMENT = "\ufffd".encode()
+UTF8_HINT = "convert it to UTF-8"
 
 
 def source_name(source: str | Path) -> str:
@@ -26,19 +34,27 @@ def source_name(source: str | Path) -> str:
     return "<stdin>" if str(source) == STDIN else str(source)
 
 
-def read_bytes(source: str | Path) -> bytes:
-    """All bytes of a file, a device such as /dev/null, or stdin (`-`); a missing path is an InputError."""
-    if str(source) == STDIN:
-        return sys.stdin.buffer.read()
-    path = Path(source)
+def open_path(path: Path) -> BinaryIO:
+    """A file, or a device or pipe such as /dev/null or <(...), opened for reading; a missing path or a directory
+    is an InputError."""
     if path.is_dir():
         raise InputError(f"{path} is a directory", "give a file, or - for stdin")
     try:
-        return path.read_bytes()
+        return path.open("rb")
     except FileNotFoundError:
         raise InputError(f"no such file: {path}") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def opened(source: str | Path) -> Iterator[BinaryIO]:
+    """The binary stream of a file or of stdin (`-`), closed afterwards unless it is stdin."""
+    if str(source) == STDIN:
+        yield sys.stdin.buffer
+        return
+    with open_path(Path(source)) as stream:
+        yield stream
 
 
 def check_nul(data: bytes, where: str, offset: int = 0) -> None:
@@ -49,14 +65,36 @@ def check_nul(data: bytes, where: str, offset: int = 0) -> None:
                          "binary input cannot be read as text")
 
 
-def decode(data: bytes, where: str, offset: int = 0) -> str:
-    """UTF-8 text of `data` (NUL bytes refused); `offset` places `data` in its file for the messages."""
-    check_nul(data, where, offset)
+def decode_stream(stream: SupportsRead[bytes], where: str, replace: bool = False, hint: str = UTF8_HINT,
+                  params: Sequence[str] = ()) -> tuple[str, int]:
+    """The UTF-8 text of a stream and the number of U+FFFD substitutions, read BLOCK bytes at a time and checked
+    as each block arrives (NUL refused; invalid UTF-8 refused, or replaced with `replace`), so an endless binary
+    input fails at its first block instead of filling the memory. `hint` and `params` go with the UTF-8 error."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace" if replace else "strict")
+    parts: list[str] = []
+    offset, given, tail = 0, 0, b""  # given: U+FFFD the input itself holds (not substitutions)
+    while block := stream.read(BLOCK):
+        check_nul(block, where, offset)
+        parts.append(_decode_block(decoder, block, where, offset, hint, params))
+        if replace:  # an encoded U+FFFD may straddle two blocks: the last 2 bytes of one are counted with the next
+            given += (tail + block).count(REPLACEMENT)
+            tail = (tail + block)[-2:]
+        offset += len(block)
+    parts.append(_decode_block(decoder, b"", where, offset, hint, params, final=True))
+    text = "".join(parts)
+    return text, text.count("\ufffd") - given if replace else 0
+
+
+def _decode_block(decoder: codecs.IncrementalDecoder, block: bytes, where: str, offset: int, hint: str,
+                  params: Sequence[str], final: bool = False) -> str:
+    """One block through the incremental decoder; an error names its offset in the whole input (the decoder
+    still holds the unfinished character the previous block ended with)."""
+    pending = len(decoder.getstate()[0])
     try:
-        return data.decode("utf-8")
+        return decoder.decode(block, final)
     except UnicodeDecodeError as exc:
-        raise InputError(f"{where} is not valid UTF-8 at byte offset {offset + exc.start}",
-                         "convert it to UTF-8") from None
+        raise InputError(f"{where} is not valid UTF-8 at byte offset {offset - pending + exc.start}", hint,
+                         params) from None
 
 
 def split_lines(text: str) -> list[str]:
@@ -85,8 +123,9 @@ def iter_lines(text: str, block: int = LINE_BLOCK) -> Iterator[str]:
 
 def read_text(source: str | Path) -> str:
     """The UTF-8 text of a file or stdin (`-`), BOM skipped, NUL refused."""
-    data = read_bytes(source)
-    return decode(data.removeprefix(BOM), source_name(source), len(BOM) if data.startswith(BOM) else 0)
+    with opened(source) as stream:
+        text, _ = decode_stream(stream, source_name(source))
+    return text.removeprefix("\ufeff")
 
 
 def read_lines(source: str | Path) -> list[str]:
@@ -100,15 +139,7 @@ def stream_lines(source: str | Path, max_lines: int = 1000) -> Iterator[list[str
     opened now, so a missing one is reported before any work."""
     if str(source) == STDIN:
         return _batches(sys.stdin.buffer, source_name(source), max_lines)
-    path = Path(source)
-    if path.is_dir():
-        raise InputError(f"{path} is a directory", "give a file, or - for stdin")
-    try:
-        stream = path.open("rb")
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    stream = open_path(Path(source))
     return _closing(stream, _batches(stream, source_name(source), max_lines))
 
 
@@ -118,30 +149,28 @@ def _closing(stream: BinaryIO, batches: Iterator[list[str]]) -> Iterator[list[st
 
 
 def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]]:
-    """Decoded lines in batches; `read1` returns what is available without waiting for a full buffer."""
+    """Decoded lines in batches; `read1` returns what is available without waiting for a full buffer. Every read
+    is checked (NUL, UTF-8) as it arrives, so binary input fails at once even when no newline ever comes."""
     read = getattr(stream, "read1", stream.read)
-    pending, offset, first = b"", 0, True
-    while True:
-        chunk = read(READ_SIZE)
-        if not chunk:
-            break
-        if first:  # skip a BOM, even one that arrives split over reads
-            first = False
-            while len(chunk) < len(BOM) and BOM.startswith(chunk) and (more := read(len(BOM) - len(chunk))):
-                chunk += more
-            if chunk.startswith(BOM):
-                chunk, offset = chunk[len(BOM):], len(BOM)
-        pending += chunk
-        cut = pending.rfind(b"\n") + 1
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    pending, offset, first = "", 0, True
+    while chunk := read(READ_SIZE):
+        check_nul(chunk, where, offset)
+        text = _decode_block(decoder, chunk, where, offset, UTF8_HINT, ())
+        offset += len(chunk)
+        if first and text:  # skip a BOM (the decoder waits for all its bytes, even split over reads)
+            text, first = text.removeprefix("\ufeff"), False
+        pending += text
+        cut = pending.rfind("\n") + 1
         if not cut:
             continue
-        lines = split_lines(decode(pending[:cut], where, offset))
-        offset += cut
+        lines = split_lines(pending[:cut])
         pending = pending[cut:]
         for k in range(0, len(lines), max_lines):
             yield lines[k:k + max_lines]
+    pending += _decode_block(decoder, b"", where, offset, UTF8_HINT, (), final=True)
     if pending:
-        yield split_lines(decode(pending, where, offset))
+        yield split_lines(pending)
 
 
 def parse_json_line(line: str, where: str, hint: str | None = None) -> Any:

@@ -10,10 +10,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from termx import lines
 from termx.errors import InputError
 from termx.evaluation.inputs import read_records
 from termx.index.ingest import InputMode, read_documents
-from termx.lines import _batches, iter_lines, parse_json_line, read_lines, split_lines, stream_lines
+from termx.lines import (
+    _batches,
+    decode_stream,
+    iter_lines,
+    parse_json_line,
+    read_lines,
+    split_lines,
+    stream_lines,
+)
 
 # Characters str.splitlines() breaks at although they are ordinary text inside a line.
 NOT_LINE_ENDS = "\u2028\u2029\u0085\x0c\x0b\x1c\x1d\x1e"
@@ -62,6 +71,28 @@ def test_read_lines_file_bom_crlf_and_errors(tmp_path: Path) -> None:
     assert read_lines("/dev/null") == []
 
 
+@given(st.lists(st.sampled_from([b"a", b"\n", b"\xc3\xa9", b"\xef\xbf\xbd", b"\xe2\x82\xac", b"\xff", b"\xe2",
+                                  b"\xf0\x9f", b"\x80"]), max_size=12).map(b"".join),
+       st.integers(min_value=1, max_value=5))
+def test_decode_stream_in_blocks_is_the_whole_decode(data: bytes, block: int) -> None:
+    """Block by block (characters and U+FFFD cut at any point) the text, the substitutions and the offset of the
+    first invalid byte are those of decoding the whole input at once."""
+    saved, lines.BLOCK = lines.BLOCK, block
+    try:
+        text, replaced = decode_stream(io.BytesIO(data), "f", replace=True)
+        assert text == data.decode("utf-8", "replace")
+        assert replaced == text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            with pytest.raises(InputError, match=f"f is not valid UTF-8 at byte offset {exc.start} "):
+                decode_stream(io.BytesIO(data), "f")
+        else:
+            assert decode_stream(io.BytesIO(data), "f") == (data.decode("utf-8"), 0)
+    finally:
+        lines.BLOCK = saved
+
+
 def test_stream_batches_keep_lines_whole_and_offsets_right() -> None:
     class Trickle(io.RawIOBase):
         """A pipe that hands out a few bytes per read, cutting lines and characters in half."""
@@ -84,6 +115,28 @@ def test_stream_batches_keep_lines_whole_and_offsets_right() -> None:
         list(_batches(Trickle(b"abc\ndef\x00\n"), "<pipe>", 1000))  # type: ignore[arg-type]
     with pytest.raises(InputError, match="at byte offset 4"):
         list(_batches(Trickle(b"abc\n\xffx\n"), "<pipe>", 1000))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("byte", "error"), [(b"\x00", "contains a NUL byte at offset 0"),
+                                             (b"\xff", "is not valid UTF-8 at byte offset 0")])
+def test_stream_batches_refuse_endless_binary_at_the_first_read(byte: bytes, error: str) -> None:
+    """Binary input without a newline (/dev/zero) is refused at its first read, not gathered while waiting for the
+    end of a line that never comes (`termx segment CORPUS /dev/zero` ran for good)."""
+    class Endless(io.RawIOBase):
+        reads = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read1(self, n: int = -1) -> bytes:
+            self.reads += 1
+            assert self.reads < 10, "read on past the first block"
+            return byte * n
+
+    with pytest.raises(InputError, match=f"<pipe> {error}"):
+        list(_batches(Endless(), "<pipe>", 1000))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="/dev/zero contains a NUL byte at offset 0"):
+        next(stream_lines("/dev/zero"))
 
 
 def test_stream_lines_file_in_bounded_batches(tmp_path: Path) -> None:

@@ -181,7 +181,8 @@ def test_http_stats_answers_a_batch_with_errors(engine, database_url, db_env, hi
 
     from termx.serve import create_app
 
-    r = TestClient(create_app(database_url), base_url="http://127.0.0.1").post("/stats", json={"corpus": hiho, "patterns": ["Hi", ""]})
+    client = TestClient(create_app(database_url), base_url="http://127.0.0.1")
+    r = client.post("/stats", json={"corpus": hiho, "patterns": ["Hi", ""]})
     assert r.status_code == 200
     assert r.json() == json.loads(run("stats", hiho, "Hi", "", "--format", "json").stdout)
     assert r.json()[1]["error"] == EMPTY

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,12 +38,31 @@ def _sql_file(tmp_path: Path, text: str) -> Path:
     return path
 
 
+class ServerFile:
+    """A file that a server-side program would create: a relative path, so in the server's data directory (the
+    working directory of COPY ... TO PROGRAM), checked through the server. No directory of this machine needs to be
+    open to the server's user ($TMPDIR may be /tmp/pytest-of-root, 0700, and the server another user)."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+        self.name = f"termx-ran-{uuid.uuid4().hex}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def exists(self) -> bool:
+        with self.engine.connect() as conn:
+            found = conn.execute(sa.text("SELECT (pg_stat_file(:f, true)).size"), {"f": self.name}).scalar()
+        return found is not None
+
+
 @pytest.fixture
-def marker() -> Iterator[Path]:
-    """A path the database server's own user can create (the server may run as another user than the tests)."""
-    path = Path(tempfile.gettempdir()) / f"termx-ran-{uuid.uuid4().hex}"
+def marker(engine: sa.Engine) -> Iterator[ServerFile]:
+    """A file the database server's own user can create (the server may run as another user than the tests)."""
+    path = ServerFile(engine)
     yield path
-    path.unlink(missing_ok=True)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"COPY (SELECT 1 WHERE false) TO PROGRAM 'rm -f {path}'")
 
 
 def _one_line(result) -> str:  # type: ignore[no-untyped-def]
@@ -74,14 +92,14 @@ def test_sql_cannot_end_its_transaction(engine, db_env: str, tmp_path: Path) -> 
     ("COMMIT", "is a COMMIT statement"),
     ("SET TRANSACTION READ WRITE", "is a SET statement"),
 ])
-def test_sql_refuses_copy_and_other_statements(db_env: str, tmp_path: Path, marker: Path, text: str,
+def test_sql_refuses_copy_and_other_statements(db_env: str, tmp_path: Path, marker: ServerFile, text: str,
                                                message: str) -> None:
     err = _one_line(runner.invoke(app, ["sql", str(_sql_file(tmp_path, text.format(marker=marker)))]))
     assert message in err and "read-only" in err
     assert not marker.exists()
 
 
-def test_copy_to_program_is_not_stopped_by_read_only_alone(engine, marker: Path) -> None:  # type: ignore[no-untyped-def]
+def test_copy_to_program_is_not_stopped_by_read_only_alone(engine, marker: ServerFile) -> None:  # type: ignore[no-untyped-def]
     """Why COPY is refused by kind: PostgreSQL runs COPY ... TO PROGRAM inside a READ ONLY transaction."""
     with engine.connect() as conn:
         conn.exec_driver_sql("SET TRANSACTION READ ONLY")

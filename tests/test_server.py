@@ -11,10 +11,15 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
 from termx.storage import embedded
+from termx.storage.db import connect_or_explain, resolve_url, upgrade
+from termx.storage.serveruser import _can_search, server_account
 from tests.serverutil import holder, termx_env, termx_home, wait_for
 
 
@@ -112,3 +117,41 @@ def test_temporary_server_lives_while_any_command_holds_it_even_after_kill_9(tmp
             for proc in (first, second):
                 proc.kill()
                 proc.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the server runs as another user (behind an ACL entry) only for root")
+def test_a_chmod_above_home_then_a_backend_crash_does_not_lose_the_server(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    top = tmp_path / "top"
+    top.mkdir(mode=0o700)
+    with termx_home(top / "home"):
+        embedded.start()  # lets termx-postgres through `top` with an ACL entry
+        engine = connect_or_explain(resolve_url(embedded.url()))
+        upgrade(engine)
+        index_documents(engine, "crash", [Document("a", "Hi_Ho_Hi_Ho"), Document("b", "Hi")])
+        lookup = sa.text("SELECT freq FROM termx.stats('crash', ARRAY['Hi', 'Ho', 'x'])")
+        with engine.connect() as conn:
+            assert list(conn.execute(lookup).scalars()) == [3, 2, 0]
+        first_pid = embedded.status().pid
+
+        os.chmod(top, 0o700)  # as pytest does to /tmp/pytest-of-root: the ACL mask now hides the entry
+        with psycopg.connect(embedded.url(), autocommit=True) as victim:
+            backend = victim.execute("SELECT pg_backend_pid()").fetchone()[0]
+            os.kill(backend, signal.SIGKILL)  # a backend crash: PostgreSQL restarts itself, and cannot any more
+            assert wait_for(lambda: not embedded.status().running, 30)
+
+        with caplog.at_level("WARNING", logger="termx"), engine.connect() as conn:  # the same long-lived engine
+            assert list(conn.execute(lookup).scalars()) == [3, 2, 0]
+        restarted = [r.getMessage() for r in caplog.records if "restarted" in r.getMessage()]
+        assert len(restarted) == 1 and "could not stat data directory" in restarted[0], caplog.text
+        assert embedded.status().running and embedded.status().pid != first_pid and _status()["mode"].startswith("kept")
+        engine.dispose()
+        with engine.connect() as conn:  # told once: a healthy server is not restarted again
+            assert conn.execute(sa.text("SELECT 1")).scalar() == 1
+        assert len([r for r in caplog.records if "restarted" in r.getMessage()]) == 1
+
+        os.chmod(top, 0o700)  # again; now any termx command that finds the server running gives the way back
+        account = server_account(top / "home" / "pgdata")
+        assert not _can_search(top, account)
+        embedded.start()
+        assert _can_search(top, account)

@@ -138,6 +138,7 @@ def _root(debug: bool = typer.Option(False, "--debug", help="Show full traceback
 def _register() -> None:
     """Import the command modules; each adds its commands to `app`."""
     from termx.cli import (
+        commands_cache,  # noqa: F401
         commands_daemon,  # noqa: F401
         commands_db,  # noqa: F401
         commands_evaluation,  # noqa: F401

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from termx.cli import DATABASE_PANEL, app
-from termx.cli.options import DbOption, FormatOption, emit
+from termx.cli.options import DbOption, FormatOption, QuietOption, emit
 from termx.cli.output import Format, render_record
 
-db_app = typer.Typer(help="The embedded PostgreSQL server (start, stop, status, url, psql) and the schema "
-                          "(upgrade, current).", no_args_is_help=True)
+db_app = typer.Typer(help="The embedded PostgreSQL server (start, stop, status, url, psql), backups (dump, "
+                          "restore) and the schema (upgrade, current).", no_args_is_help=True)
 app.add_typer(db_app, name="db", rich_help_panel=DATABASE_PANEL)
 
 
@@ -47,10 +48,13 @@ def db_stop() -> None:
 
 @db_app.command("status")
 def db_status(fmt: FormatOption = Format.table) -> None:
-    """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories and size."""
+    """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories, and the bytes of
+    its data directory (db_bytes) and of the look-up cache (cache_bytes)."""
     from termx.storage import embedded
+    from termx.storage.loaded import cache_size
 
-    emit(render_record(embedded.status().as_row(), fmt))
+    status = embedded.status()
+    emit(render_record({**status.as_row(), "db_bytes": status.size_bytes, "cache_bytes": cache_size()}, fmt))
 
 
 @db_app.command("url")
@@ -103,3 +107,40 @@ def db_current(db: DbOption = None) -> None:
     from termx.storage.db import connect_or_explain, current, resolve_url
 
     emit(" ".join(sorted(current(connect_or_explain(resolve_url(db))))) or "(empty)")
+
+
+@db_app.command("dump")
+def db_dump(
+    file: Annotated[Path, typer.Argument(help="The backup to write (pg_dump's custom format; replaced if it "
+                                         "exists, only once the dump is complete).", dir_okay=False)],
+    db: DbOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Back up termx's data (the termx schema: every corpus and all built for it) to FILE, with the pg_dump shipped
+    with the embedded server (it reads it and older servers; the system's may refuse it)."""
+    from termx.storage.backup import dump
+    from termx.storage.db import resolve_url
+
+    size = dump(resolve_url(db), file)
+    if not quiet:
+        typer.echo(f"wrote {file} ({size / 1e6:.1f} MB); `termx db restore {file} --db URL` restores it", err=True)
+
+
+@db_app.command("restore")
+def db_restore(
+    file: Annotated[Path, typer.Argument(help="A backup made by `termx db dump`.", dir_okay=False)],
+    db: DbOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Restore a `termx db dump` backup into a database that holds no termx data yet (--db URL, e.g. another
+    PostgreSQL server, or a database made with CREATE DATABASE), in one transaction: all of it or nothing."""
+    from termx.storage.backup import restore
+    from termx.storage.db import resolve_url
+
+    restored = restore(file, resolve_url(db))
+    if not quiet:
+        typer.echo(f"restored {len(restored.corpora)} corpora: {', '.join(restored.corpora) or '(none)'}", err=True)
+        if restored.refused_grants:
+            typer.echo(f"the server refused {restored.refused_grants} grant(s) to termx's analyst role "
+                       "termx_reader (may this user create roles there?); `termx sql` and `termx terms` need it: "
+                       "see docs/lookup.md", err=True)

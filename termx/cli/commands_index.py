@@ -35,15 +35,17 @@ def _flat(summary: dict) -> dict:  # type: ignore[type-arg]
 @app.command(rich_help_panel=INDEX_PANEL)
 def index(
     paths: Annotated[list[str], typer.Argument(help="Files, directories (every file under it is a document, "
-                                                    "in sorted path order) or - for stdin.")],
+                                                    "in sorted path order) or - for stdin; gzip, bzip2 and xz "
+                                                    "input is decompressed as it is read.")],
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name of the corpus to create.")],
     unit: Annotated[Unit, typer.Option(help="Token unit: byte (UTF-8 bytes), char (code points, for Japanese/"
                                             "Chinese) or word (regex \\w+ runs and single punctuation marks; "
                                             "white space separates, case kept).")] = Unit.byte,
     max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Compute df_1..df_K.")] = DEFAULT_MAX_K,
     input_mode: Annotated[InputMode, typer.Option("--input", help="auto: .jsonl/.ndjson files are JSON lines "
-                                                  "({\"text\", \"id\"?, \"title\"?}), other files one document "
-                                                  "each; lines: one document per line; paragraphs: one "
+                                                  "({\"text\", \"id\"?, \"title\"?}), .json files a JSON array "
+                                                  "of such objects (json), other files one document each (x.jsonl.gz "
+                                                  "counts as .jsonl); lines: one document per line; paragraphs: one "
                                                   "document per blank-line separated paragraph (term "
                                                   "extraction on long files: docs/terms.md).")] = InputMode.auto,
     invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
@@ -101,15 +103,16 @@ def corpora(
     db: DbOption = None,
     fmt: FormatOption = Format.table,
 ) -> None:
-    """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards)."""
+    """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards, and the bytes each takes
+    in the database and in the look-up cache)."""
     from termx.database import Database
 
     if shards:
         emit(render(Database(db).shards(name), fmt,
                     ["corpus", "shard_no", "documents", "tokens", "classes", "built_at", "seconds"]))
         return
-    emit(render(Database(db).corpora(name or None), fmt,
-                ["name", "unit", "tokens", "documents", "classes", "max_k", "shards", "created_at"]))
+    emit(render(Database(db).corpora(name or None), fmt, ["name", "unit", "tokens", "documents", "classes", "max_k",
+                                                          "shards", "created_at", "db_bytes", "cache_bytes"]))
 
 
 @app.command(rich_help_panel=INDEX_PANEL)

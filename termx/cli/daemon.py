@@ -4,9 +4,10 @@ A command costs Python's start-up plus imports (Typer, rich, SQLAlchemy, psycopg
 wall time) before any work. This process pays them once, then listens on a Unix socket in $TERMX_HOME/daemon
 (directory 0700, socket 0600, and each peer's uid checked against its own). For each connection from
 termx.launch it forks a child that takes over the caller's stdin, stdout and stderr, arguments, environment,
-working directory and umask, runs the command through the same Typer app as `termx.cli.main`, and reports its
-exit status. The parent holds no connection and runs no thread, so each fork starts clean; a child whose caller
-goes away is interrupted like a Ctrl-C. Nothing here decides what a command does.
+working directory, umask and resource limits, runs the command through the same Typer app as `termx.cli.main`,
+and reports its exit status. The parent holds no connection and runs no thread, so each fork starts clean; a
+child whose caller goes away is interrupted like a Ctrl-C. Nothing here decides what a command does. It runs
+with `python -P` from /, so nothing is imported from a working directory.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import contextlib
 import fcntl
 import json
 import os
+import resource
 import signal
 import socket
-import struct
+import stat
 import subprocess
 import sys
 import threading
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from termx.errors import DaemonError
-from termx.launch import HEADER, STATUS, code_signature, daemon_dir, socket_path
+from termx.launch import HEADER, LIMITS, STATUS, code_signature, daemon_dir, folder_problem, peer_uid, socket_path
 
 PRELOAD = ("termx.lookup", "termx.storage.db", "termx.storage.store", "termx.storage.loaded", "termx.terms",
            "termx.wordbreak", "sqlalchemy.dialects.postgresql.psycopg", "typer._adapters", "pydantic.plugin._loader")
@@ -74,7 +76,11 @@ def start() -> tuple[bool, Status]:
     """Start the daemon unless it runs; (whether this call started it, its status)."""
     folder = daemon_dir()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
+    if _own_directory(folder):
+        os.chmod(folder, 0o700)
+    problem = folder_problem(folder)
+    if problem:  # e.g. another user's folder: they could replace the socket (the launcher would refuse it)
+        raise DaemonError(f"cannot start the daemon: {problem}", "set TERMX_HOME to a folder of yours")
     if len(str(socket_path()).encode()) > _SOCKET_MAX:
         raise DaemonError(f"the socket path {socket_path()} is too long for a Unix socket",
                           "set TERMX_HOME to a shorter path")
@@ -85,8 +91,9 @@ def start() -> tuple[bool, Status]:
         _clear(folder)
         with open(folder / "log", "ab") as log:
             os.chmod(folder / "log", 0o600)
-            proc = subprocess.Popen([sys.executable, "-m", "termx.cli.daemon"], stdin=subprocess.DEVNULL,
-                                    stdout=log, stderr=log, start_new_session=True, close_fds=True)
+            # -P from /: termx and its libraries come from the installation, never from a working directory
+            proc = subprocess.Popen([sys.executable, "-P", "-m", "termx.cli.daemon"], stdin=subprocess.DEVNULL,
+                                    stdout=log, stderr=log, start_new_session=True, close_fds=True, cwd="/")
         deadline = time.monotonic() + _START_TIMEOUT
         while not _answers(socket_path()):
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -147,7 +154,7 @@ def serve() -> None:
             conn, _ = listener.accept()
         except InterruptedError:
             continue
-        if _peer_uid(conn) != os.getuid():
+        if peer_uid(conn) != os.getuid():
             conn.close()
             continue
         if os.fork() == 0:
@@ -206,12 +213,32 @@ def _take_over(request: dict[str, Any]) -> None:
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
     os.umask(request["umask"])
+    _take_limits(request["limits"])
     encoding, errors = sys.stdout.encoding, sys.stdout.errors
     sys.stdin = open(0, encoding=encoding, errors=sys.stdin.errors, closefd=False)  # noqa: SIM115
     sys.stdout = open(1, "w", encoding=encoding, errors=errors, closefd=False,  # noqa: SIM115
                       buffering=1 if os.isatty(1) else -1)
     sys.stderr = open(2, "w", encoding=encoding, errors="backslashreplace", closefd=False, buffering=1)  # noqa: SIM115
     sys.argv = [request["prog"], *request["argv"]]
+
+
+def _take_limits(limits: dict[str, list[int]]) -> None:
+    """Take the caller's resource limits (`ulimit -f`, `-v`, `-n`, ...): its soft limits, each hard limit only
+    ever lowered, so the command meets the limits it would meet in the caller's own process."""
+    for name, (soft, hard) in limits.items():
+        if name not in LIMITS:
+            continue
+        which = getattr(resource, name)
+        hard = _lower(resource.getrlimit(which)[1], hard)
+        with contextlib.suppress(ValueError, OSError):  # a limit this kernel refuses stays the daemon's
+            resource.setrlimit(which, (_lower(soft, hard), hard))
+
+
+def _lower(a: int, b: int) -> int:
+    """The lower of two resource limits (RLIM_INFINITY is the highest)."""
+    if a == resource.RLIM_INFINITY:
+        return b
+    return a if b == resource.RLIM_INFINITY else min(a, b)
 
 
 def _run(prog: str, argv: list[str]) -> int:
@@ -247,11 +274,6 @@ def _send_json(conn: socket.socket, message: dict[str, Any]) -> None:
     conn.sendall(HEADER.pack(len(body)) + body)
 
 
-def _peer_uid(conn: socket.socket) -> int:
-    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
-
-
 def _log(argv: list[str], code: int) -> None:
     """One line per command in the daemon's log: when, which process, the command's name, its exit status."""
     line = f"{datetime.now(UTC).isoformat(timespec='seconds')} pid {os.getpid()} {(argv or ['-'])[0]} exit {code}\n"
@@ -280,6 +302,11 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _own_directory(folder: Path) -> bool:
+    info = os.lstat(folder)
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
 
 
 def _clear(folder: Path) -> None:

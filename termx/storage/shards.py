@@ -11,17 +11,21 @@ worker fails or dies, the staged rows are purged and the database is as before.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import json
-import multiprocessing
 import os
 import resource
+import signal
 import socket
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from typing import Any
 
 import psycopg
@@ -32,7 +36,6 @@ from termx.errors import (
     BuildFailed,
     CorpusExists,
     CorpusInUse,
-    CorpusNotFound,
     InputError,
     MissingDependency,
     TermxError,
@@ -44,7 +47,7 @@ from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.store import STORE_CONNECTIONS, CorpusInfo, _swap, _url, get_corpus, store_shard
+from termx.storage.store import STORE_CONNECTIONS, CorpusInfo, _swap, _url, corpus_not_found, get_corpus, store_shard
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ def build_and_store(task: ShardTask) -> ShardResult:
 Runner = Callable[[list[ShardTask]], Iterator[ShardResult]]
 SCHEDULER_PROBE_SECONDS = 5.0
 DASK_TASKS_PER_WORKER = 2  # one building, one with its documents already on the worker
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def pool_runner(workers: int | None = None) -> Runner:
@@ -112,10 +116,12 @@ def pool_runner(workers: int | None = None) -> Runner:
             for task in tasks:
                 yield build_and_store(dataclasses.replace(task, connections=STORE_CONNECTIONS))
             return
-        ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=min(count, len(tasks)), mp_context=ctx)
+        with _safe_path():  # multiprocessing's resource tracker starts here
+            pool = ProcessPoolExecutor(max_workers=min(count, len(tasks)), mp_context=get_context("spawn"),
+                                       initializer=_die_with_parent, initargs=(os.getpid(),))
         try:
-            pending: set[Future[ShardResult]] = {pool.submit(build_and_store, t) for t in tasks}
+            with _safe_path():  # the workers start in submit() (Python 3.11 to 3.13)
+                pending: set[Future[ShardResult]] = {pool.submit(build_and_store, t) for t in tasks}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_EXCEPTION)
                 for f in done:
@@ -124,6 +130,45 @@ def pool_runner(workers: int | None = None) -> Runner:
             pool.shutdown(wait=True, cancel_futures=True)
 
     return run
+
+
+@contextlib.contextmanager
+def _safe_path() -> Iterator[None]:
+    """Start Python children without the working directory on sys.path (PYTHONSAFEPATH, as `python -P`).
+
+    A spawned worker (and multiprocessing's resource tracker) starts as `python -c ...`, which puts the current
+    directory first on sys.path while it imports multiprocessing: a `multiprocessing/` or `pickle.py` another
+    user left in that directory would run as this user. (The worker then takes this process's sys.path.)"""
+    previous = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = previous
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: get SIGKILL when the process that started this worker ends, however it ends (kill -9
+    included), instead of waiting forever on the pool's queue with its shard in memory. Linux's parent-death
+    signal (it follows the thread that started the worker: the one that runs the whole build); elsewhere a
+    thread that watches the parent."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    else:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def dask_runner(address: str) -> Runner:
@@ -287,8 +332,8 @@ def _target(conn: psycopg.Connection, name: str, unit: Unit, max_k: int, rep_cap
                                params=("replace",))
         return _Target(None, unit, max_k, rep_cap, None, 0, 0)
     if existing is None:
-        raise CorpusNotFound(f"no corpus named {name!r} to append to", "build it first without `append`",
-                             params=("append",))
+        raise corpus_not_found(conn, name, f"no corpus named {name!r} to append to",
+                               "build it first without `append`", ("append",))
     corpus_id, stored_unit, stored_k, stored_cap, documents = existing
     vocab = None if stored_unit == "byte" else [r[0] for r in conn.execute(
         "SELECT token FROM termx.vocab WHERE corpus_id = %s ORDER BY token_id", (corpus_id,))]

@@ -242,8 +242,21 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
     except psycopg.OperationalError:
         raise  # the connection is gone: the CLI reports it as such, not as a fault of the query
     except psycopg.Error as exc:
-        raise _database_error(query.name, exc) from None
+        error = _database_error(query.name, exc)
+        raise _suggesting(engine, values, error) if isinstance(error, CorpusNotFound) else error from None
     return [{k: _plain(v) for k, v in row.items()} for row in rows]
+
+
+def _suggesting(engine: Engine, values: Mapping[str, Any], error: CorpusNotFound) -> CorpusNotFound:
+    """The server's unknown-corpus error with the nearest corpus name suggested, for the corpus-naming parameter
+    (`corpus`, `reference`) whose value names none."""
+    from termx.storage.store import corpus_names  # on this error only: store loads numpy
+
+    names = corpus_names(engine)
+    missing = [v for k, v in values.items() if k in ("corpus", "reference") and isinstance(v, str) and v not in names]
+    if not missing:
+        return error
+    return CorpusNotFound.named(missing[0], names, error.message, error.hint or "termx corpora lists them")
 
 
 def function_file(name: str) -> Path:

@@ -185,7 +185,7 @@ def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
             txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
             old = _named(conn, name)
             if old is None:
-                raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+                raise corpus_not_found(conn, name)
             deleted = _dependents(conn, old)
             conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
         txn.purge(conn, url, old)
@@ -347,6 +347,40 @@ def list_corpora(engine: Engine) -> list[CorpusInfo]:
     return [_info(r) for r in rows]
 
 
+# Bytes of each corpus in the database: its shards' own class and sketch tables whole (table, indexes, TOAST), and
+# its rows of the shared tables that grow with it (documents, vocabulary; index arrays and stored models by their
+# data, as stored, read without being fetched from TOAST).
+_CORPUS_BYTES = """
+SELECT c.id,
+       COALESCE((SELECT sum(COALESCE(pg_total_relation_size(to_regclass('termx.class_' || s.id)), 0)
+                            + COALESCE(pg_total_relation_size(to_regclass('termx.sketch_' || s.id)), 0)
+                            + (SELECT COALESCE(sum(pg_column_size(a.data)), 0) FROM termx.index_array a
+                               WHERE a.shard_id = s.id))
+                 FROM termx.shard s WHERE s.corpus_id = c.id), 0)
+       + (SELECT COALESCE(sum(pg_column_size(d.*)), 0) FROM termx.document d WHERE d.corpus_id = c.id)
+       + (SELECT COALESCE(sum(pg_column_size(v.*)), 0) FROM termx.vocab v WHERE v.corpus_id = c.id)
+       + (SELECT COALESCE(sum(pg_column_size(ma.data)), 0) FROM termx.segment_model m
+          JOIN termx.segment_model_array ma ON ma.model_id = m.id WHERE m.corpus_id = c.id)
+FROM termx.corpus c WHERE c.name IS NOT NULL AND (CAST(:n AS text) IS NULL OR c.name = :n)
+"""
+
+
+def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
+    """Bytes each corpus (or corpus `name`) takes in the database, by corpus id (`termx corpora` db_bytes)."""
+    with engine.connect() as conn:
+        return {int(r[0]): int(r[1]) for r in conn.execute(sa.text(_CORPUS_BYTES), {"n": name})}
+
+
+def corpus_rows(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
+    """`termx corpora` (and GET /corpora): each corpus's row, with the bytes it takes in the database (db_bytes)
+    and in this machine's look-up cache (cache_bytes)."""
+    from termx.storage.loaded import cache_bytes
+
+    listed = [get_corpus(engine, name)] if name else list_corpora(engine)
+    in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))
+    return [{**c.as_row(), "db_bytes": in_db.get(c.id, 0), "cache_bytes": cached.get(c.id, 0)} for c in listed]
+
+
 def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
     """One corpus by name, or CorpusNotFound (on an engine, or inside a caller's connection and snapshot)."""
     if isinstance(engine, Engine):
@@ -354,8 +388,25 @@ def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
             return get_corpus(conn, name)
     row = engine.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"), {"n": name}).first()
     if row is None:
-        raise CorpusNotFound(f"no corpus named {name!r}", "termx corpora lists them")
+        raise corpus_not_found(engine, name)
     return _info(row)
+
+
+def corpus_names(conn: Engine | sa.Connection | psycopg.Connection) -> list[str]:
+    """The names of the corpora, unordered (what an unknown name is compared with)."""
+    query = "SELECT name FROM termx.corpus WHERE name IS NOT NULL"
+    if isinstance(conn, psycopg.Connection):
+        return [row[0] for row in conn.execute(query)]
+    if isinstance(conn, Engine):
+        with conn.connect() as c:
+            return corpus_names(c)
+    return list(conn.execute(sa.text(query)).scalars())
+
+
+def corpus_not_found(conn: Engine | sa.Connection | psycopg.Connection, name: str, message: str | None = None,
+                     hint: str = "termx corpora lists them", params: Sequence[str] = ()) -> CorpusNotFound:
+    """CorpusNotFound for `name`, suggesting the nearest corpus name there is (CorpusNotFound.named)."""
+    return CorpusNotFound.named(name, corpus_names(conn), message, hint, params)
 
 
 def load_array(conn: sa.Connection, shard_id: int, name: str) -> np.ndarray:

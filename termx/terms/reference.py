@@ -12,7 +12,7 @@ from termx.errors import CorpusNotFound, InputError
 from termx.lookup import Shards, as_shards
 from termx.progress import Progress, Silent, Timings
 from termx.storage.loaded import load_shards
-from termx.storage.store import get_corpus
+from termx.storage.store import corpus_not_found, get_corpus
 from termx.terms.store import ensure_candidates, store_reference
 from termx.terms.summed import summed_counts
 
@@ -35,8 +35,8 @@ def _reference_info(engine: Engine, corpus: str, reference: str) -> int:
     try:
         ref = get_corpus(engine, reference)
     except CorpusNotFound:
-        raise CorpusNotFound(f"reference corpus {reference!r} not found",
-                             "index it first, in the unit of the corpus; termx corpora lists the corpora") from None
+        raise corpus_not_found(engine, reference, f"reference corpus {reference!r} not found",
+                               "index it first, in the unit of the corpus; termx corpora lists the corpora") from None
     info = get_corpus(engine, corpus)
     if ref.id == info.id:
         raise InputError("the reference corpus must differ from the corpus", "use a corpus of general text")
