@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from termx.errors import InputError
-from termx.index.ingest import Document, ReadReport
+from termx.index.ingest import Document, ReadReport, check_unique
 from termx.index.options import IndexOptions
 from termx.progress import Progress
 
@@ -163,14 +163,12 @@ def _pair(item: tuple[Any, Any], n: int) -> Document:
 
 def _checked(docs: Sequence[Document]) -> tuple[list[Document], ReadReport]:
     """The documents with text, checked as read_documents checks files: no NUL, names unique, not all empty."""
+    check_unique(docs)
     report = ReadReport()
-    kept, seen = [], set()
+    kept = []
     for d in docs:
         if "\0" in d.text:
             raise InputError(f"document {d.name!r} contains a NUL character", "NUL cannot be indexed")
-        if d.name in seen:
-            raise InputError(f"duplicate document name {d.name!r}", "document ids must be unique")
-        seen.add(d.name)
         if d.text.strip():
             kept.append(d)
         else:
