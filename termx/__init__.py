@@ -3,7 +3,10 @@
 The library API is re-exported here and imported lazily, so `termx --help` stays fast:
 
     import termx
-    with termx.open("reuters") as corpus:      # termx.api.Corpus (docs/python.md)
+    with termx.Database() as db:               # termx.database.Database (docs/python.md)
+        db.index("news", [("d1", "one text"), ("d2", "another")])
+        db.corpus("news").stats(["text"])      # termx.api.Corpus
+    with termx.open("reuters") as corpus:      # = termx.Database().corpus("reuters")
         corpus.stats(["Bundesbank"])
 
     from termx import get_engine, index_paths, load_index, stats
@@ -19,6 +22,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "open": "termx.api",
     "Corpus": "termx.api",
+    "Database": "termx.database",
+    "IndexOptions": "termx.index.options",
     "get_engine": "termx.storage.db",
     "index_paths": "termx.index.indexer",
     "index_documents": "termx.index.indexer",

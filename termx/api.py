@@ -21,11 +21,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+from termx.errors import InputError
 from termx.records import jsonable
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from termx.jdf.pairs import Part
+    from termx.progress import Progress
     from termx.storage.loaded import LoadedIndex
     from termx.storage.store import CorpusInfo
     from termx.wordbreak.alphabet import Alphabet
@@ -92,6 +95,7 @@ class Corpus:
         self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
         self._models_lock = threading.Lock()  # `termx serve` calls model() from several threads
         self._alphabet: Alphabet | None = None
+        self._jdf_parts: dict[str, list[Part]] = {}  # by method: "sketch" parts carry the stored sketches
 
     @property
     def shards(self) -> list[LoadedIndex]:
@@ -229,9 +233,56 @@ class Corpus:
         for n, (line, words) in enumerate(zip(first, words_of, strict=True), 1):
             yield segment_record(n, line, words)  # type: ignore[misc]
 
+    def jdf(self, x: str, ys: Iterable[str] | str, method: str = "exact") -> list[dict[str, Any]]:
+        """Joint document frequency of `x` with each of `ys` (one string or an iterable), as `termx jdf CORPUS X
+        Y... --format json`: df_x, df_y, jdf, the 2x2 document table, PMI, Dice, lift, G2 and its p-value.
+        `method`: exact, or sketch (estimated from the stored sketches). A bad `x` raises PatternError; a bad y
+        gets a record with an `error`, as in stats()."""
+        from termx.jdf.pairs import documents
+
+        parts = self._parts(method)
+        documents(parts, x)  # a bad x is one error, not one per pair
+        return list(self.iter_jdf(((x, y) for y in ([ys] if isinstance(ys, str) else ys)), method))
+
+    def iter_jdf(self, pairs: Iterable[tuple[str, str]], method: str = "exact") -> Iterator[dict[str, Any]]:
+        """jdf() of (x, y) pairs, lazily, one record per pair (`termx jdf CORPUS --patterns FILE` of X<TAB>Y
+        lines); a pair with a bad string gets a record with an `error` naming its position."""
+        from termx.jdf.pairs import jdf_each
+
+        for record in jdf_each(self._parts(method), pairs, method):
+            yield jsonable(record)
+
+    def related(self, term: str, top: int = 20, measure: str = "g2", min_df: int = 5) -> list[dict[str, Any]]:
+        """The `top` strings that share documents with `term` more than chance, ranked by `measure` (g2, pmi, dice
+        or lift), in at least `min_df` documents, as `termx related --format json` (needs the corpus's sketches:
+        termx sketch, or index(..., sketches=True))."""
+        from termx.jdf.related import related
+
+        return jsonable(related(self._parts("sketch"), term, top, measure, min_df))  # type: ignore[no-any-return]
+
+    def sketch(self, k: int = 256, threshold: int = 20, progress: Progress | None = None) -> dict[str, Any]:
+        """Compute and store bottom-k MinHash sketches of the document sets of the classes in at least `threshold`
+        documents, for jdf(method="sketch") and related(); the summary `termx sketch --format json` prints."""
+        from termx.jdf.store import build_sketches
+
+        summary = build_sketches(self.engine, self.name, k, threshold, progress)
+        self._jdf_parts.pop("sketch", None)  # the next jdf or related reads the new sketches
+        return summary
+
+    def _parts(self, method: str) -> list[Part]:
+        """The shards as jdf parts, with their sketches for method "sketch" (loaded once, then kept)."""
+        from termx.jdf.pairs import METHODS, load_parts
+
+        if method not in METHODS:
+            raise InputError(f"`method` {method!r} is not one of {', '.join(METHODS)}", params=("method",))
+        if method not in self._jdf_parts:
+            self._jdf_parts[method] = load_parts(self.engine, self.name, with_sketches=method == "sketch")
+        return self._jdf_parts[method]
+
     def close(self) -> None:
         """Forget the in-memory index and models (the database stays as it is)."""
         self._shards = None
+        self._jdf_parts.clear()
         self._models.clear()
         self._alphabet = None
 
@@ -247,5 +298,8 @@ class Corpus:
 
 
 def open(name: str, db: str | None = None) -> Corpus:  # noqa: A001 - termx.open, like io.open
-    """The corpus `name` in the database `db` (default: TERMX_DATABASE_URL, else the embedded server)."""
-    return Corpus(name, db)
+    """The corpus `name` in the database `db` (default: TERMX_DATABASE_URL, else the embedded server):
+    `termx.Database(db).corpus(name)`."""
+    from termx.database import Database
+
+    return Database(db).corpus(name)

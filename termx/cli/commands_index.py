@@ -77,32 +77,21 @@ def index(
     verbose: VerboseOption = False,
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
-    from termx.index.indexer import index_paths
-    from termx.index.sharding import parse_size
-    from termx.storage.db import get_engine
-    from termx.storage.shards import dask_runner, pool_runner
+    from termx.database import Database
     from termx.storage.store import describe_deleted
 
-    engine = get_engine(db)
-    runner = dask_runner(dask) if dask else pool_runner(workers) if workers is not None else None
     with RichProgress(enabled=not quiet) as progress:
-        summary = index_paths(engine, corpus, paths, unit, max_k, input_mode, invalid, replace, progress,
-                              fold_case=fold_case, shard_size=parse_size(shard_size), append=append,
-                              runner=runner)
-        if sketches:
-            from termx.jdf.store import build_sketches
-
-            for stage, seconds in build_sketches(engine, corpus, progress=progress)["seconds"].items():
-                summary.seconds[stage] = seconds
+        summary = Database(db).index(corpus, paths, progress=progress, unit=unit, max_k=max_k, input=input_mode,
+                                     invalid=invalid, replace=replace, append=append, fold_case=fold_case,
+                                     shard_size=shard_size, sketches=sketches, workers=workers, dask=dask)
     if fmt is Format.json:
-        emit(to_json(summary.as_dict()))
+        emit(to_json(summary))
     elif fmt is Format.table:
         if not quiet:
-            typer.echo(_summary_rows(summary.as_dict()), err=True)
+            typer.echo(_summary_rows(summary), err=True)
     else:  # jsonl keeps the nested record on one line; csv and tsv need a flat row
-        row = summary.as_dict()
-        emit(render([row if fmt is Format.jsonl else _flat(row)], fmt))
-    deleted = describe_deleted(summary.deleted)
+        emit(render([summary if fmt is Format.jsonl else _flat(summary)], fmt))
+    deleted = describe_deleted(summary["deleted"])
     if deleted and not quiet:
         typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)
 
@@ -119,26 +108,24 @@ def corpora(
 ) -> None:
     """List the indexed corpora (name, unit, tokens, documents, classes, max_k, shards, and the bytes each takes
     in the database and in the look-up cache)."""
-    from termx.storage.db import get_engine
-    from termx.storage.store import corpus_rows, list_shards
+    from termx.database import Database
 
-    engine = get_engine(db)
     if shards:
-        emit(render([s.as_row() for s in list_shards(engine, name)], fmt,
+        emit(render(Database(db).shards(name), fmt,
                     ["corpus", "shard_no", "documents", "tokens", "classes", "built_at", "seconds"]))
         return
-    emit(render(corpus_rows(engine, name), fmt, ["name", "unit", "tokens", "documents", "classes", "max_k", "shards",
-                                                 "created_at", "db_bytes", "cache_bytes"]))
+    emit(render(Database(db).corpora(name or None), fmt, ["name", "unit", "tokens", "documents", "classes", "max_k",
+                                                          "shards", "created_at", "db_bytes", "cache_bytes"]))
 
 
 @app.command(rich_help_panel=INDEX_PANEL)
 def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbOption = None,
          quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Delete a corpus and everything built for it."""
-    from termx.storage.db import get_engine
-    from termx.storage.store import describe_deleted, drop_corpus
+    from termx.database import Database
+    from termx.storage.store import describe_deleted
 
-    deleted = describe_deleted(drop_corpus(get_engine(db), name))
+    deleted = describe_deleted(Database(db).drop(name))
     if not quiet:
         typer.echo(f"dropped {name}" + (f" and its {deleted}" if deleted else ""), err=True)
 

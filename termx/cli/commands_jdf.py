@@ -73,17 +73,16 @@ def jdf(
     """Joint document frequency of X with each Y: df_x, df_y, jdf, the 2x2 document table (x_and_y, x_only,
     y_only, neither), PMI, Dice, lift Pr(y|x)/Pr(y), log-likelihood G2 and its p-value (chi2, 1 df). A pair with
     a bad string (empty) does not stop the others: its error names the pair's position and the string."""
+    from termx.database import Database
     from termx.errors import InputError
-    from termx.jdf.pairs import documents, jdf_each, load_parts
-    from termx.storage.db import get_engine
 
     if exact and sketch:
         raise InputError("--exact and --sketch exclude each other")
     pairs = _pairs(x, ys or [], patterns_file)
-    parts = load_parts(get_engine(db), corpus, with_sketches=sketch)
+    source, method = Database(db).corpus(corpus), "sketch" if sketch else "exact"
     if x is not None:
-        documents(parts, x)  # a bad X is one error, not one per pair
-    rows = jdf_each(parts, pairs, "sketch" if sketch else "exact")
+        source.jdf(x, [], method)  # a bad X is one error, not one per pair
+    rows = source.iter_jdf(pairs, method)
     cols = TABLE_COLUMNS[:6] + ["x_and_y", "x_only", "y_only", "neither"] + TABLE_COLUMNS[6:]
     writer = RecordWriter(fmt, cols)
     writer.write(r if "error" in r else _flat([r], fmt)[0] for r in rows)
@@ -107,12 +106,10 @@ def related(
 ) -> None:
     """Strings that co-occur with TERM in documents more than chance: candidates from the sketches, scores from
     exact jdf; strings containing TERM or contained in it are skipped."""
-    from termx.jdf.pairs import load_parts
+    from termx.database import Database
     from termx.jdf.related import RELATED_FIELDS
-    from termx.jdf.related import related as find_related
-    from termx.storage.db import get_engine
 
-    rows = find_related(load_parts(get_engine(db), corpus, with_sketches=True), term, top, measure, min_df)
+    rows = Database(db).corpus(corpus).related(term, top, measure, min_df)
     emit(render(visible_rows(rows, fmt), fmt, RELATED_FIELDS))
 
 
@@ -130,11 +127,10 @@ def sketch(
 ) -> None:
     """Compute and store bottom-k MinHash sketches of the document sets of a corpus's frequent classes (one
     pass over the class tree), for termx jdf --sketch and termx related."""
-    from termx.jdf.store import build_sketches
-    from termx.storage.db import get_engine
+    from termx.database import Database
 
     with RichProgress(enabled=not quiet) as progress:
-        summary = build_sketches(get_engine(db), corpus, k, threshold, progress)
+        summary = Database(db).corpus(corpus).sketch(k, threshold, progress)
     if fmt in (Format.json, Format.jsonl):
         emit(to_json(summary))
     elif not quiet:

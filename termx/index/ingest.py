@@ -10,7 +10,7 @@ import itertools
 import lzma
 import re
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from enum import Enum
@@ -85,12 +85,17 @@ def read_documents(paths: list[str], mode: InputMode = InputMode.auto,
         del text  # one copy of a large file at a time: its text while it is split, then its documents
     if not docs:
         raise InputError("no text to index", "the input holds only empty documents")
+    check_unique(docs)
+    return docs, report
+
+
+def check_unique(docs: Iterable[Document]) -> None:
+    """InputError naming the first document name given twice (names identify documents within a corpus)."""
     seen: set[str] = set()
     for d in docs:
         if d.name in seen:
             raise InputError(f"duplicate document name {d.name!r}", "document ids must be unique")
         seen.add(d.name)
-    return docs, report
 
 
 Opener = Callable[[], AbstractContextManager[BinaryIO]]

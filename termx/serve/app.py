@@ -279,10 +279,9 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
     @app.get("/corpora")
     def list_corpora() -> list[dict[str, Any]]:
         """The indexed corpora (`termx corpora --format json`)."""
-        from termx.storage.db import get_engine
-        from termx.storage.store import corpus_rows
+        from termx.database import Database
 
-        return corpus_rows(get_engine(db))
+        return Database(db).corpora()
 
     @app.post("/stats")
     def stats(body: StatsRequest) -> list[dict[str, Any]]:
