@@ -1,9 +1,9 @@
 """The slides' stack walk over LCP, written once: a pass over the class tree is this walk with three hooks.
 
 The walk is a depth-first traversal of the class tree (docs/design.md, "Classes"): it pushes a frame when LCP
-rises, and pops the classes <i,j> in walk order (j ascending, then i descending: children before parents). A pass (classes,
-pointer buckets, sketch merges) supplies what happens at each step (docfreq's df_k and the studies' tree keep the
-loop written out: numba compiles them 1.4-1.6x slower as hooks; docs/design.md, "Classes"):
+rises, and pops the classes <i,j> in walk order (j ascending, then i descending: children before parents). A
+pass (classes, pointer buckets, sketch merges) supplies what happens at each step (docfreq's df_k and the
+studies' tree keep the loop written out: numba compiles them 1.4-1.6x slower as hooks; docs/design.md):
 
 - `on_push(state, sp, w)`: frame sp was just opened at rank w;
 - `on_rank(state, sp, w, st_start)`: rank w lies in the top frame sp (`st_start[1..sp]`: the open frames' starts,
@@ -14,8 +14,9 @@ loop written out: numba compiles them 1.4-1.6x slower as hooks; docs/design.md, 
 
 `walk` is inlined into each pass at compile time (numba `inline="always"`) with the hooks as constants: passing
 @njit functions as run-time arguments instead would make numba unable to cache the pass, and the inlined walk
-runs as fast as the written-out loops it replaced (bench/bench_walk.py). Caveat of that inlining: numba's cache of a pass is keyed on the
-pass's own source file, so after editing this file, clear the callers' caches (`__pycache__/*.nbi`, `*.nbc`).
+runs as fast as the written-out loops it replaced (bench/bench_walk.py). Caveat of that inlining: numba's cache
+of a pass is keyed on the pass's own source file, so after editing this file, clear the callers' caches
+(`__pycache__/*.nbi`, `*.nbc`).
 """
 
 from __future__ import annotations
