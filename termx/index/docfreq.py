@@ -66,7 +66,7 @@ def _class_walk(lcp, doc, n_docs, kmax, depth, ci, cj, clbl, csil, df):  # type:
     newest rank. Those minima are kept per document (`low`, a few kB): no search, no branch for k >= 2.
     Frame 0 (the sentinel, never popped) collects the counts of chains shorter than k.
 
-    Not walk.walk with hooks: numba compiles this loop ~35 % slower that way (the neighbor chain's per-k loops
+    Not walk.walk with hooks: numba compiles this loop ~38 % slower that way (the neighbor chain's per-k loops
     inside any function, inlined or not), and it is the build's df_k stage (bench/bench_walk.py)."""
     n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)

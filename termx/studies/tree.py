@@ -17,7 +17,7 @@ def class_tree(lcp: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]
 
 @nb.njit(cache=True)
 def _tree(lcp, n_classes, depth):  # type: ignore[no-untyped-def]
-    """The class walk (termx/index/walk.py) written out: as walk.walk with hooks this pass measured ~1.55x
+    """The class walk (termx/index/walk.py) written out: as walk.walk with hooks this pass measured ~1.54x
     slower (bench/bench_walk.py), so it keeps its own loop."""
     n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)
