@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import os
 import sys
 import time
@@ -62,6 +63,13 @@ def load_old(root: Path) -> dict[str, ModuleType]:
     return out
 
 
+def _tree(module: ModuleType, lcp: np.ndarray, ci: np.ndarray, cj: np.ndarray) -> Any:
+    """studies.tree.class_tree of either signature: (lcp, n_classes) before issue 28, (ci, cj, n) after."""
+    if "ci" in inspect.signature(module.class_tree).parameters:
+        return module.class_tree(ci, cj, len(lcp))
+    return module.class_tree(lcp, len(ci))
+
+
 def passes(size_mb: float) -> tuple[np.ndarray, dict[str, Callable[[dict[str, ModuleType]], Any]]]:
     """The tokens of a `size_mb` MB byte-unit prefix of Reuters, and each pass as a call on a set of modules."""
     docs, size = [], 0
@@ -83,7 +91,7 @@ def passes(size_mb: float) -> tuple[np.ndarray, dict[str, Callable[[dict[str, Mo
         "enumerate_classes": lambda m: m["classes"].enumerate_classes(lcp),
         "fill_classes (df_k, K=4)": lambda m: m["docfreq"].fill_classes(lcp, doc_of, n_docs, 4),
         "pointer_counts": lambda m: m["docfreq"].pointer_counts(lcp, n_classes, neighbor, half, 2),
-        "class_tree": lambda m: m["tree"].class_tree(lcp, n_classes),
+        "class_tree": lambda m: _tree(m["tree"], lcp, stats.classes.i, stats.classes.j),
         "class_sketches": lambda m: m["sketches"].class_sketches(lcp, sa, ta.doc_start, ta.doc_len, df1,
                                                                  threshold=2),
     }

@@ -2,9 +2,8 @@
 
 The walk is a depth-first traversal of the class tree (docs/design.md, "Classes"): it pushes a frame when LCP
 rises, and pops the classes <i,j> in walk order (j ascending, then i descending: children before parents). A
-pass (classes, pointer buckets, the sketches' stack depth) supplies what happens at each step (docfreq's df_k,
-the studies' tree and the sketch merges keep the loop written out: numba compiles them 1.15-1.54x slower as hooks;
-docs/design.md):
+pass (classes, pointer buckets, the sketches' stack depth) supplies what happens at each step (docfreq's df_k and
+the sketch merges keep the loop written out: numba compiles them 1.15-1.38x slower as hooks; docs/design.md):
 
 - `on_push(state, sp, w)`: frame sp was just opened at rank w;
 - `on_rank(state, sp, w, st_start)`: rank w lies in the top frame sp (`st_start[1..sp]`: the open frames' starts,
