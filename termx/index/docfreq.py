@@ -10,7 +10,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.index.classes import Classes, empty_classes, walk_depth
+from termx.index.classes import Classes, empty_classes
+from termx.index.walk import walk, walk_depth
 
 
 @nb.njit(cache=True)
@@ -54,16 +55,19 @@ def _find(st_start, sp, p):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _class_walk(lcp, doc, n_docs, kmax, depth, ci, cj, clbl, csil, df):  # type: ignore[no-untyped-def]
-    """classes._walk with the cdf_k count of the slides: each rank w adds 1 per k to the deepest open frame
-    holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL, SIL, df_k = cdf_k - cdf_(k+1))
-    and hands its counts to its parent: O(N * k) plus the frames stepped over.
+    """The class walk (termx/index/walk.py) written out, with the cdf_k count of the slides: each rank w adds 1
+    per k to the deepest open frame holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL,
+    SIL, df_k = cdf_k - cdf_(k+1)) and hands its counts to its parent: O(N * k) plus the frames stepped over.
 
     Only neighbor^1 is searched (a step down the stack from the top). The frame holding an earlier rank q is the
     lowest the stack came down to since q (frames below that were never popped, the one above was pushed after
     q), so the frame for neighbor^k is min(frame for neighbor^(k-1), the lowest frame between neighbor^k and
     neighbor^(k-1)) -- and that lowest frame is what the search found when neighbor^(k-1) was w's document's
     newest rank. Those minima are kept per document (`low`, a few kB): no search, no branch for k >= 2.
-    Frame 0 (the sentinel, never popped) collects the counts of chains shorter than k."""
+    Frame 0 (the sentinel, never popped) collects the counts of chains shorter than k.
+
+    Not walk.walk with hooks: numba compiles this loop ~38 % slower that way (the neighbor chain's per-k loops
+    inside any function, inlined or not), and it is the build's df_k stage (bench/bench_walk.py)."""
     n = len(lcp)
     st_start = np.zeros(depth + 1, dtype=np.int32)
     st_sil = np.zeros(depth + 1, dtype=np.int32)
@@ -125,7 +129,7 @@ def pointer_counts(lcp: np.ndarray, n_classes: int, pointers: np.ndarray, bucket
     The cdf_k walk with the neighbor chain replaced by any pointer arrays: the slides' `cdfk[half]` code
     generalised, so halves of the collection, history/test halves of documents and "previous rank of the same
     document half" all reuse the one class-tree propagation."""
-    depth = int(lcp.max()) + 2 if len(lcp) else 2
+    depth = walk_depth(lcp)
     out = np.zeros((n_classes, 1 + pointers.shape[0], n_buckets), dtype=np.int32)
     _pointer_walk(lcp, pointers, bucket, n_buckets, depth, out)
     return out
@@ -133,37 +137,33 @@ def pointer_counts(lcp: np.ndarray, n_classes: int, pointers: np.ndarray, bucket
 
 @nb.njit(cache=True)
 def _pointer_walk(lcp, pointers, bucket, n_buckets, depth, out):  # type: ignore[no-untyped-def]
-    """classes._walk replayed; rank w adds 1 to the top frame (freq) and to the deepest open frame holding
-    pointers[t, w]; popped frames hand their counts to their parent (as _cdf_walk)."""
-    n = len(lcp)
-    n_ptr = pointers.shape[0]
-    st_start = np.zeros(depth + 1, dtype=np.int32)
-    st_sil = np.zeros(depth + 1, dtype=np.int32)
-    counts = np.zeros((depth + 1, 1 + n_ptr, n_buckets), dtype=np.int32)
-    st_sil[0] = -1
-    sp = 0
-    m = 0
-    for w in range(n):
-        h = lcp[w]
-        if h > st_sil[sp]:
-            sp += 1
-            st_start[sp] = w
-            st_sil[sp] = h
-            counts[sp, :, :] = 0
-        b = bucket[w]
-        counts[sp, 0, b] += 1
-        for t in range(n_ptr):
-            p = pointers[t, w]
-            if p >= st_start[sp]:  # the top frame: no search
-                counts[sp, 1 + t, b] += 1
-            elif p >= 0:
-                counts[_find(st_start, sp, p), 1 + t, b] += 1
-        while h < st_sil[sp]:
-            out[m, :, :] = counts[sp, :, :]
-            m += 1
-            if h <= st_sil[sp - 1]:
-                counts[sp - 1, :, :] += counts[sp, :, :]
-                sp -= 1
-            else:
-                st_sil[sp] = h
-    return m
+    """The class walk; rank w adds 1 to the top frame (freq) and to the deepest open frame holding
+    pointers[t, w]; popped frames hand their counts to their parent (as _class_walk)."""
+    counts = np.zeros((depth + 1, 1 + pointers.shape[0], n_buckets), dtype=np.int32)
+    return walk(lcp, depth, (pointers, bucket, counts, out), _zero_buckets, _count_pointers, _write_buckets)
+
+
+@nb.njit(inline="always")
+def _zero_buckets(state, sp, w):  # type: ignore[no-untyped-def]
+    state[2][sp, :, :] = 0
+
+
+@nb.njit(inline="always")
+def _count_pointers(state, sp, w, st_start):  # type: ignore[no-untyped-def]
+    pointers, bucket, counts, _ = state
+    b = bucket[w]
+    counts[sp, 0, b] += 1
+    for t in range(pointers.shape[0]):
+        p = pointers[t, w]
+        if p >= st_start[sp]:  # the top frame: no search
+            counts[sp, 1 + t, b] += 1
+        elif p >= 0:
+            counts[_find(st_start, sp, p), 1 + t, b] += 1
+
+
+@nb.njit(inline="always")
+def _write_buckets(state, m, sp, i, j, sil, h, closes):  # type: ignore[no-untyped-def]
+    _, _, counts, out = state
+    out[m, :, :] = counts[sp, :, :]
+    if closes:
+        counts[sp - 1, :, :] += counts[sp, :, :]

@@ -2,10 +2,10 @@
 
 A document's hash is a fixed seeded 64-bit mix (splitmix64) of its global number, shifted to 63 bits so it fits
 PostgreSQL's bigint and sorts the same there. A class's sketch is the k smallest hashes of its documents. The
-walk replays classes._walk (the cdf_k walk of docfreq): each rank adds its document's hash to the top frame, and
-a popped frame merges its sketch into its parent's, so a parent's bottom-k is the bottom-k of its children's
-sketches plus its own ranks' documents (DESIGN.md, "Everything here reuses the one kernel"). The bottom-k of a
-union is the bottom-k of the union of sketches, which is also how the sketches of several shards combine.
+walk is the class walk of termx/index/walk.py, written out (as docfreq's cdf_k walk): each rank adds its
+document's hash to the top frame, and a popped frame merges its sketch into its parent's, so a parent's bottom-k
+is the bottom-k of its children's sketches plus its own ranks' documents. The bottom-k of a union is the
+bottom-k of the union of sketches, which is also how the sketches of several shards combine.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numba as nb
 import numpy as np
 
 from termx.index.suffix import doc_of_position
+from termx.index.walk import no_pop, no_rank, walk, walk_depth
 
 DEFAULT_K = 256
 DEFAULT_THRESHOLD = 20
@@ -91,30 +92,22 @@ def class_sketches(lcp: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_l
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.int64)
     if len(selected):
-        depth = _max_depth(lcp) + 1
+        depth = _max_depth(lcp, walk_depth(lcp)) + 1
         _sketch_walk(lcp, doc_of_rank, hashes, df1, threshold, k, depth, offsets, out)
     return Sketches(k, threshold, selected, offsets, out)
 
 
 @nb.njit(cache=True, nogil=True)  # nogil: the candidates are computed beside it
-def _max_depth(lcp):  # type: ignore[no-untyped-def]
-    """Deepest stack of classes._walk (frames are allocated for this many, not for max LCP)."""
-    st = np.zeros(len(lcp) + 2, dtype=np.int32)
-    st[0] = -1
-    sp = 0
-    deepest = 0
-    for w in range(len(lcp)):
-        h = lcp[w]
-        if h > st[sp]:
-            sp += 1
-            st[sp] = h
-            deepest = max(deepest, sp)
-        while h < st[sp]:
-            if h <= st[sp - 1]:
-                sp -= 1
-            else:
-                st[sp] = h
-    return deepest
+def _max_depth(lcp, bound):  # type: ignore[no-untyped-def]
+    """Deepest stack of the class walk (frames are allocated for this many, not for max LCP)."""
+    deepest = np.zeros(1, dtype=np.int64)
+    walk(lcp, bound, (deepest,), _note_depth, no_rank, no_pop)
+    return deepest[0]
+
+
+@nb.njit(inline="always")
+def _note_depth(state, sp, w):  # type: ignore[no-untyped-def]
+    state[0][0] = max(state[0][0], sp)
 
 
 @nb.njit(cache=True)
@@ -163,6 +156,8 @@ def _merge_into(dst, nd, src, ns, k, tmp):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True, nogil=True)  # nogil: the candidates are computed beside it
 def _sketch_walk(lcp, doc_of_rank, hashes, df1, threshold, k, depth, offsets, out):  # type: ignore[no-untyped-def]
+    """The class walk (termx/index/walk.py) written out, merging bottom-k sketches up the tree: as walk.walk
+    with hooks it measured ~15 % slower (bench/bench_walk.py), so it keeps its own loop."""
     st_sil = np.zeros(depth + 1, dtype=np.int32)
     buf = np.empty((depth + 1, k), dtype=np.int64)
     size = np.zeros(depth + 1, dtype=np.int64)

@@ -48,7 +48,7 @@ class Agreement:
 
 def segments(index: LoadedIndex, sc: SplitCounts, min_df: int) -> Segments:
     """Join every string's method-1 and method-2 statistics (both trees walked once)."""
-    parent, deepest = class_tree(index.lcp, len(index.cls_i))
+    parent, deepest = class_tree(index.cls_i, index.cls_j, index.n)
     df = np.ascontiguousarray(index.cls_df[:, :2]) if index.cls_df.shape[1] >= 2 else \
         np.concatenate([index.cls_df[:, :1], np.zeros((len(index.cls_i), 1), index.cls_df.dtype)], axis=1)
     ab = (sc.a + sc.b).astype(np.float64)

@@ -7,57 +7,33 @@ import numba as nb
 import numpy as np
 
 
-def class_tree(lcp: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """(parent of each non-trivial class or -1, deepest non-trivial class holding each rank or -1), by
-    replaying the classes walk (children are popped before their parents)."""
-    depth = int(lcp.max()) + 2 if len(lcp) else 2
-    return _tree(lcp, n_classes, depth)
+def class_tree(ci: np.ndarray, cj: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(parent of each non-trivial class or -1, deepest non-trivial class holding each of the `n` ranks or -1),
+    from the classes <ci, cj> in walk order: one bottom-up pass over them, no walk over LCP (3x faster than the
+    stack walk it replaced, bench/bench_walk.py)."""
+    parent = np.full(len(ci), -1, dtype=np.int32)
+    deepest = np.full(n, -1, dtype=np.int32)
+    _link(ci, cj, parent, deepest)
+    return parent, deepest
 
 
 @nb.njit(cache=True)
-def _tree(lcp, n_classes, depth):  # type: ignore[no-untyped-def]
-    n = len(lcp)
-    st_start = np.zeros(depth + 1, dtype=np.int32)
-    st_sil = np.zeros(depth + 1, dtype=np.int32)
-    st_pid = np.zeros(depth + 1, dtype=np.int64)  # pending id: the class a frame will be output as
-    out_of_pending = np.full(2 * n + 2, -1, dtype=np.int32)
-    parent_pending = np.full(n_classes, -1, dtype=np.int64)
-    deepest = np.full(n, -1, dtype=np.int32)
-    skip = np.arange(n + 1, dtype=np.int32)  # next rank not yet given a deepest class (path-halving)
-    st_sil[0] = -1
+def _link(ci, cj, parent, deepest):  # type: ignore[no-untyped-def]
+    """Walk order puts children before parents and siblings left to right, so a stack of parentless classes
+    finds each class's children on top of it; the ranks between children belong to the class itself."""
+    stack = np.empty(len(ci) + 1, dtype=np.int32)
     sp = 0
-    m = 0
-    pid = 0
-    for w in range(n):
-        h = lcp[w]
-        if h > st_sil[sp]:
-            sp += 1
-            st_start[sp] = w
-            st_sil[sp] = h
-            st_pid[sp] = pid
-            pid += 1
-        while h < st_sil[sp]:
-            out_of_pending[st_pid[sp]] = m
-            r = st_start[sp]
-            while r <= w:  # ranks [start, w] without a deeper class get this one
-                while skip[r] != r:
-                    skip[r] = skip[skip[r]]
-                    r = skip[r]
-                if r > w:
-                    break
-                deepest[r] = m
-                skip[r] = r + 1
-                r += 1
-            if h <= st_sil[sp - 1]:
-                parent_pending[m] = st_pid[sp - 1]
-                sp -= 1
-            else:
-                st_sil[sp] = h
-                st_pid[sp] = pid
-                parent_pending[m] = pid
-                pid += 1
-            m += 1
-    parent = np.full(n_classes, -1, dtype=np.int32)
-    for c in range(n_classes):
-        parent[c] = out_of_pending[parent_pending[c]]
-    return parent, deepest
+    for c in range(len(ci)):
+        lo = ci[c]
+        cursor = cj[c]
+        while sp > 0 and ci[stack[sp - 1]] >= lo:
+            t = stack[sp - 1]
+            sp -= 1
+            parent[t] = c
+            for w in range(cj[t] + 1, cursor + 1):
+                deepest[w] = c
+            cursor = ci[t] - 1
+        for w in range(lo, cursor + 1):
+            deepest[w] = c
+        stack[sp] = c
+        sp += 1
