@@ -23,6 +23,9 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import DatabaseUnavailable, InputError
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
 from termx.storage import embedded, sqlfiles
 from termx.storage.sqlfiles import READER_ROLE, run_sql
 from tests.serverutil import termx_home
@@ -224,6 +227,28 @@ def test_a_termx_home_of_another_user_is_refused(tmp_path: Path, other_user: pwd
             _db_start_refused(f"{refused.resolve()} belongs to user '{other_user.pw_name}'")
             os.chown(owned, 0, 0)  # before termx_home's own `db stop` at the end of the block
     assert not (theirs / "home" / "pgdata").exists()
+
+
+def test_a_termx_home_others_control_gets_no_cache_of_an_external_database(  # type: ignore[no-untyped-def]
+        engine, db_env: str, tmp_path: Path, other_user: pwd.struct_passwd, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a database URL of its own termx still writes its look-up cache under TERMX_HOME: a home another user
+    can write or owns is refused there too, so nothing is written through the link to this user's folder that
+    they left in it (a link to a file of root's was overwritten with the sweep's marker before)."""
+    name = f"cachehome-{uuid.uuid4().hex[:8]}"
+    index_documents(engine, name, [Document("d1", "alpha beta alpha")], Unit.byte, 2)
+    theirs, victim = tmp_path / "theirs", tmp_path / "victim"
+    theirs.mkdir()
+    victim.mkdir(mode=0o700)
+    (theirs / "cache").symlink_to(victim)
+    monkeypatch.setenv("TERMX_HOME", str(theirs))
+    os.chmod(theirs, 0o777)
+    for expected in ("can be written by other users", f"belongs to user '{other_user.pw_name}'"):
+        result = runner.invoke(app, ["stats", name, "alpha"])
+        assert result.exit_code == 1 and expected in result.stderr, result.output
+        assert len(result.stderr.splitlines()) == 1 and list(victim.iterdir()) == []
+        os.chown(theirs, other_user.pw_uid, other_user.pw_gid)
+        os.chmod(theirs, 0o755)
+    os.chown(theirs, 0, 0)
 
 
 @contextmanager
