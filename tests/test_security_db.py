@@ -10,8 +10,10 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -283,3 +285,39 @@ def test_a_reader_with_a_privileged_membership_is_refused_and_a_plain_user_runs_
         own = sa.create_engine(plain)
         assert run_sql(own, query) == [{"s": plain.username}]
         own.dispose()
+
+
+def _backends(engine: sa.Engine, tag: str) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(sa.text("SELECT count(*) FROM pg_stat_activity WHERE query LIKE :q "
+                                        "AND pid <> pg_backend_pid()"), {"q": f"%{tag}%"}).scalar_one())
+
+
+def test_a_killed_sql_command_leaves_no_query_running(engine, database_url: str,  # type: ignore[no-untyped-def]
+                                                      tmp_path: Path) -> None:
+    """kill -9 of `termx sql` ends its query on the server within seconds (client_connection_check_interval)
+    instead of leaving `pg_sleep(600)` to run its ten minutes with nobody waiting for it."""
+    tag = f"killed_{uuid.uuid4().hex[:8]}"
+    query = _sql_file(tmp_path, f"SELECT pg_sleep(600) AS {tag}")
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_DAEMON": "0"}
+    termx = str(Path(sys.executable).parent / "termx")
+    command = subprocess.Popen([termx, "sql", str(query)], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):  # until the query runs (the command starts in a few seconds)
+            if _backends(engine, tag) or command.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert _backends(engine, tag) == 1 and command.poll() is None
+        command.kill()
+        command.wait()
+        for _ in range(200):
+            if not _backends(engine, tag):
+                break
+            time.sleep(0.1)
+        assert _backends(engine, tag) == 0
+    finally:
+        command.kill()
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE :q "
+                                 "AND pid <> pg_backend_pid()"), {"q": f"%{tag}%"})
