@@ -207,13 +207,18 @@ def _database_error(name: str, exc: psycopg.Error) -> TermxError:
 
 def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Run one statement with the extended protocol (a prepared statement, even without parameters), so the
-    server refuses a second statement hidden after a `;` instead of running it."""
+    server refuses a second statement hidden after a `;` instead of running it. Rows are dicts, so two columns
+    of one name (`SELECT 1 AS a, 2 AS a`) are refused rather than one of them dropped."""
     compiled = sa.text(statement).bindparams(**values).compile(dialect=conn.dialect)
     with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
         cur.execute(compiled.string, compiled.params, prepare=True)
         if cur.description is None:
             return []
         names = [c.name for c in cur.description]
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:
+            raise InputError(f"the query returns more than one column named {twice!r}",
+                             "give each column its own name with AS")
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
