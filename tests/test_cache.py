@@ -74,6 +74,25 @@ def test_a_full_disk_turns_the_cache_off_and_the_lookup_still_answers(
     assert list((own_home / "cache").iterdir()) == []  # no partial cache folder or file is left
 
 
+def test_a_full_disk_while_caching_sketches_leaves_nothing_and_jdf_answers(
+        db_env: str, corpus: str, own_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sketch cache is written like the look-up cache: `termx sketch` on a full disk failed with 'unexpected
+    OSError' and left its half-written folder (tmp*) in the cache for good."""
+    from termx.jdf import store
+
+    monkeypatch.setattr(store, "_memo", {})
+
+    def full_disk(path: Path, array: np.ndarray) -> None:
+        Path(path).write_bytes(b"\x93NUMPY partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "save", full_disk)
+    for args in (["sketch", corpus], ["jdf", corpus, "Hi", "Ho"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+    assert not (own_home / "cache").exists() or list((own_home / "cache").iterdir()) == []
+
+
 def _corpora(name: str | None = None) -> dict[str, dict]:  # type: ignore[type-arg]
     result = runner.invoke(app, ["corpora", *([name] if name else []), "--format", "json"])
     assert result.exit_code == 0, result.output

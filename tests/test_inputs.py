@@ -200,6 +200,14 @@ def test_blank_corpus_names_are_refused(engine, db_env: str, tmp_path: Path, bla
     assert not [c.name for c in list_corpora(engine) if not c.name.strip()]
 
 
+@pytest.mark.parametrize("padded", ["c1 ", " c1", "c1\u3000"])
+def test_corpus_names_with_white_space_at_an_end_are_refused(engine, padded: str) -> None:  # type: ignore[no-untyped-def]
+    """`c1 ` would print as a second corpus `c1` in every table: refused, with the trimmed name as the hint."""
+    with pytest.raises(InputError, match="must not start or end with white space") as caught:
+        index_documents(engine, padded, [Document("d", "some text")])
+    assert caught.value.hint == "name it 'c1'"
+
+
 @pytest.fixture(scope="module")
 def reuters(engine) -> Any:  # type: ignore[no-untyped-def]
     """A corpus named like a well-known one, unique to this run (`reuters-<id>`), dropped afterwards."""

@@ -10,8 +10,10 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +25,9 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import DatabaseUnavailable, InputError
+from termx.index.indexer import index_documents
+from termx.index.ingest import Document
+from termx.index.units import Unit
 from termx.storage import embedded, sqlfiles
 from termx.storage.sqlfiles import READER_ROLE, run_sql
 from tests.serverutil import termx_home
@@ -226,6 +231,28 @@ def test_a_termx_home_of_another_user_is_refused(tmp_path: Path, other_user: pwd
     assert not (theirs / "home" / "pgdata").exists()
 
 
+def test_a_termx_home_others_control_gets_no_cache_of_an_external_database(  # type: ignore[no-untyped-def]
+        engine, db_env: str, tmp_path: Path, other_user: pwd.struct_passwd, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a database URL of its own termx still writes its look-up cache under TERMX_HOME: a home another user
+    can write or owns is refused there too, so nothing is written through the link to this user's folder that
+    they left in it (a link to a file of root's was overwritten with the sweep's marker before)."""
+    name = f"cachehome-{uuid.uuid4().hex[:8]}"
+    index_documents(engine, name, [Document("d1", "alpha beta alpha")], Unit.byte, 2)
+    theirs, victim = tmp_path / "theirs", tmp_path / "victim"
+    theirs.mkdir()
+    victim.mkdir(mode=0o700)
+    (theirs / "cache").symlink_to(victim)
+    monkeypatch.setenv("TERMX_HOME", str(theirs))
+    os.chmod(theirs, 0o777)
+    for expected in ("can be written by other users", f"belongs to user '{other_user.pw_name}'"):
+        result = runner.invoke(app, ["stats", name, "alpha"])
+        assert result.exit_code == 1 and expected in result.stderr, result.output
+        assert len(result.stderr.splitlines()) == 1 and list(victim.iterdir()) == []
+        os.chown(theirs, other_user.pw_uid, other_user.pw_gid)
+        os.chmod(theirs, 0o755)
+    os.chown(theirs, 0, 0)
+
+
 @contextmanager
 def _throwaway_role(engine: sa.Engine, *grants: str) -> Iterator[sa.URL]:
     """The URL of a LOGIN role of its own (dropped afterwards), member of `grants`, on `engine`'s database."""
@@ -258,3 +285,39 @@ def test_a_reader_with_a_privileged_membership_is_refused_and_a_plain_user_runs_
         own = sa.create_engine(plain)
         assert run_sql(own, query) == [{"s": plain.username}]
         own.dispose()
+
+
+def _backends(engine: sa.Engine, tag: str) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(sa.text("SELECT count(*) FROM pg_stat_activity WHERE query LIKE :q "
+                                        "AND pid <> pg_backend_pid()"), {"q": f"%{tag}%"}).scalar_one())
+
+
+def test_a_killed_sql_command_leaves_no_query_running(engine, database_url: str,  # type: ignore[no-untyped-def]
+                                                      tmp_path: Path) -> None:
+    """kill -9 of `termx sql` ends its query on the server within seconds (client_connection_check_interval)
+    instead of leaving `pg_sleep(600)` to run its ten minutes with nobody waiting for it."""
+    tag = f"killed_{uuid.uuid4().hex[:8]}"
+    query = _sql_file(tmp_path, f"SELECT pg_sleep(600) AS {tag}")
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_DAEMON": "0"}
+    termx = str(Path(sys.executable).parent / "termx")
+    command = subprocess.Popen([termx, "sql", str(query)], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):  # until the query runs (the command starts in a few seconds)
+            if _backends(engine, tag) or command.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert _backends(engine, tag) == 1 and command.poll() is None
+        command.kill()
+        command.wait()
+        for _ in range(200):
+            if not _backends(engine, tag):
+                break
+            time.sleep(0.1)
+        assert _backends(engine, tag) == 0
+    finally:
+        command.kill()
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE :q "
+                                 "AND pid <> pg_backend_pid()"), {"q": f"%{tag}%"})

@@ -198,3 +198,11 @@ def test_sql_runs_as_the_reader_role_without_server_privileges(engine, db_env: s
         assert "permission denied" in err or "must be superuser" in err or "pg_read_all_settings" in err, err
     # the termx schema stays readable: the analyst queries shipped in sql/ run as the reader (test_sql_lookup)
     assert run_sql(engine, _sql_file(tmp_path, "SELECT count(*) AS n FROM termx.corpus"))[0]["n"] >= 0
+
+
+def test_sql_refuses_two_columns_of_one_name(engine, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Rows are records by column name: `SELECT 1 AS a, 2 AS a` printed one column `a` holding 2 (the 1 lost)."""
+    query = tmp_path / "twice.sql"
+    query.write_text("SELECT 1 AS a, 2 AS a\n", encoding="utf-8")
+    with pytest.raises(InputError, match="more than one column named 'a'"):
+        run_sql(engine, query)

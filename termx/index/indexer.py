@@ -45,12 +45,16 @@ class IndexSummary:
 
 
 def check_corpus_name(name: str) -> None:
-    """A corpus name is 1 to 200 printable characters, not all spaces: no control, format (bidi) or separator
-    characters other than the space, since names are shown on terminals and passed around in shells and URLs."""
+    """A corpus name is 1 to 200 printable characters, not all spaces and with none at either end (`c1 ` would
+    print as another corpus `c1`): no control, format (bidi) or separator characters other than the space, since
+    names are shown on terminals and passed around in shells and URLs."""
     if not name or len(name) > 200:
         raise InputError("a corpus name must have 1 to 200 characters")
     if not name.strip():
         raise InputError(f"a corpus name must not be blank: {name!r}", "use letters, digits, spaces and punctuation")
+    if name != name.strip():
+        raise InputError(f"a corpus name must not start or end with white space: {name!r}",
+                         f"name it {name.strip()!r}")
     bad = next((c for c in name if not c.isprintable()), None)
     if bad is not None:
         shown = bad.encode("unicode_escape").decode("ascii")

@@ -8,9 +8,6 @@ tables once per process.
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +27,7 @@ from termx.jdf.postings import RelatedClasses, related_classes
 from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, class_sketches, doc_hashes
 from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
-from termx.storage.loaded import LoadedIndex, load_shards
+from termx.storage.loaded import LoadedIndex, load_shards, write_cache
 from termx.storage.paths import home
 from termx.storage.txn import transaction
 from termx.terms.candidates import candidate_classes
@@ -263,14 +260,9 @@ def _cache_dir(engine: Engine, index: LoadedIndex, params: SketchParams) -> Path
 
 
 def _cache_put(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches) -> None:
+    """Keep the sketches in the local cache with loaded.write_cache (atomic; a full disk leaves nothing behind and
+    turns the cache off, the command going on with the sketches in memory; listed and cleared with the corpus)."""
     folder = _cache_dir(engine, index, params)
-    if folder.exists():
-        return
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent))
-    for a in ("cls", "offsets", "hashes"):
-        np.save(tmp / f"{a}.npy", getattr(sk, a))
-    try:
-        os.rename(tmp, folder)
-    except OSError:  # another process filled it first
-        shutil.rmtree(tmp, ignore_errors=True)
+    if not folder.exists():
+        write_cache(folder, {a: getattr(sk, a) for a in ("cls", "offsets", "hashes")}, {},
+                    engine.url.render_as_string(hide_password=True), index.corpus)

@@ -10,9 +10,16 @@ from pathlib import Path
 
 
 def home() -> Path:
-    """The termx data directory, created on first use (mode 0700: it holds the database password)."""
+    """The termx data directory, created on first use (mode 0700: it holds the database password), resolved and
+    refused when another user owns or can write it or a directory above it (serveruser.check_home): they could
+    plant caches or links there that this user's termx would read or write through, with an external database
+    too."""
+    from termx.storage.serveruser import check_home
+
     path = Path(os.environ.get("TERMX_HOME") or Path.home() / ".termx").expanduser().absolute()
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = path.resolve()
+    check_home(path)
     return path
 
 

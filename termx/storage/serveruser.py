@@ -78,12 +78,13 @@ def check_data_dir(data_dir: Path, account: Account) -> None:
 
 def check_home(home: Path) -> None:
     """Refuse a termx home (and directories above it) that another user owns or can write: they could replace
-    its data directory, password file or sockets. Directories above may be root's, and shared ones sticky (/tmp)."""
+    its data directory, password file, sockets or caches. Directories above may be root's, and shared ones
+    sticky (/tmp)."""
     for path in [home, *home.parents]:
         st = os.stat(path)
         if st.st_uid != os.geteuid() and (path == home or st.st_uid != 0):
             raise DatabaseUnavailable(f"{path} belongs to {_user_name(st.st_uid)}, not to you "
-                                      "(they could replace termx's database files)",
+                                      "(they could replace termx's files)",
                                       "set TERMX_HOME to a directory of your own")
         if path == home or not st.st_mode & stat.S_ISVTX:
             _refuse_writable_by_others(path, st)

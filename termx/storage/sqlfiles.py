@@ -123,7 +123,10 @@ READER_ROLE = "termx_reader"
 termx logs in as it (the session user), so a query has no more privileged role to switch back to."""
 # One round trip at the start of each analyst transaction: the roles the session user belongs to; whether it can
 # read or write server files or run programs, directly or through a role it may SET ROLE to (a superuser can);
-# and, for termx's own user standing in for the reader, a switch to READER_ROLE where it is a member.
+# and, for termx's own user standing in for the reader, a switch to READER_ROLE where it is a member. It also has
+# the server check every CHECK_CLIENT_SECONDS that termx is still there (PostgreSQL 14+): a `termx sql` killed
+# with kill -9 would otherwise leave its query running for good (`SELECT pg_sleep(1e9)`, a cross join).
+CHECK_CLIENT_SECONDS = 2
 _SESSION_CHECK = """
 SELECT (SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
         WHERE m.member = r.oid) AS member_of,
@@ -131,7 +134,9 @@ SELECT (SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles 
            OR pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER')
            OR pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') AS privileged,
        (SELECT set_config('role', t.rolname, true) FROM pg_roles t
-        WHERE t.rolname = %s AND pg_has_role(r.oid, t.oid, 'MEMBER')) AS switched
+        WHERE t.rolname = %s AND pg_has_role(r.oid, t.oid, 'MEMBER')) AS switched,
+       (SELECT set_config('client_connection_check_interval', %s, true)
+        WHERE current_setting('server_version_num')::int >= 140000) AS checks_client
 FROM pg_roles r WHERE r.rolname = session_user"""
 _readers: dict[str, Engine] = {}  # termx's URL -> an engine logged in as READER_ROLE on the same database
 
@@ -159,7 +164,7 @@ def _enter_analyst_session(conn: sa.Connection, engine: Engine, login_refused: D
     """Refuse a session whose user could reach a server privilege: the reader must be no superuser and a member of
     no role; termx's own user, standing in for it, must hold no server privilege (it then switches to the reader
     where it is a member)."""
-    member_of, privileged, _ = conn.exec_driver_sql(_SESSION_CHECK, (READER_ROLE,)).one()
+    member_of, privileged, _, _ = conn.exec_driver_sql(_SESSION_CHECK, (READER_ROLE, f"{CHECK_CLIENT_SECONDS}s")).one()
     if login_refused is None and (member_of or privileged):
         raise InputError(f"{READER_ROLE} is a superuser or a member of {member_of}; termx sql will not run as it",
                          f"REVOKE {member_of} FROM {READER_ROLE}; ALTER ROLE {READER_ROLE} NOSUPERUSER")
@@ -202,13 +207,18 @@ def _database_error(name: str, exc: psycopg.Error) -> TermxError:
 
 def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Run one statement with the extended protocol (a prepared statement, even without parameters), so the
-    server refuses a second statement hidden after a `;` instead of running it."""
+    server refuses a second statement hidden after a `;` instead of running it. Rows are dicts, so two columns
+    of one name (`SELECT 1 AS a, 2 AS a`) are refused rather than one of them dropped."""
     compiled = sa.text(statement).bindparams(**values).compile(dialect=conn.dialect)
     with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
         cur.execute(compiled.string, compiled.params, prepare=True)
         if cur.description is None:
             return []
         names = [c.name for c in cur.description]
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:
+            raise InputError(f"the query returns more than one column named {twice!r}",
+                             "give each column its own name with AS")
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
