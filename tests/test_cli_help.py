@@ -62,12 +62,13 @@ def test_help_lists_commands_in_groups() -> None:
 
 
 def test_limit_is_the_same_option_everywhere() -> None:
-    """Commands that cap how many rows they list call it --limit (-n); `terms` keeps --top as an alias."""
+    """Commands that cap how many rows they list call it --limit (-n); `terms` and `related` keep --top as an alias."""
     root = typer.main.get_command(app)
-    for name in ("concordance", "class", "terms"):
-        params = {p.name: p for p in root.commands[name].params}  # type: ignore[attr-defined]
-        assert "--limit" in params["limit"].opts and "-n" in params["limit"].opts, name
-    assert "--top" in {o for p in root.commands["terms"].params for o in p.opts}  # type: ignore[attr-defined]
+    for name in ("concordance", "class", "terms", "related"):
+        opts = {o for p in root.commands[name].params for o in p.opts}  # type: ignore[attr-defined]
+        assert {"--limit", "-n"} <= opts, name
+    for name in ("terms", "related"):
+        assert "--top" in {o for p in root.commands[name].params for o in p.opts}  # type: ignore[attr-defined]
 
 
 PASSES_OPTIONS_ON = {("db", "psql")}  # its options go to psql (whose -q and -v are its own)

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from termx.choices import Scorer
 from termx.cli import app
+from termx.cli.progress import RichProgress
 from termx.experiments.whitespace import TblSettings, run_whitespace
 from termx.index.ingest import Document
 from termx.tbl import learn
@@ -110,3 +111,18 @@ def test_cli_draws_progress_on_a_terminal_and_not_with_quiet(db_env: str, tbl_fi
         assert silent.exit_code == 0 and silent.stderr == "", silent.stderr
     plain = CliRunner().invoke(app, args)  # not a terminal: no bars (and no escape codes in a log)
     assert plain.exit_code == 0 and plain.stderr == ""
+
+
+def test_finished_stages_leave_the_live_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whitespace experiment has ~30 stages: kept live, they outgrow a terminal and rich crops the bottom
+    (the running stage) to '...'. A finished stage is printed once above the display and leaves it."""
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    with RichProgress() as progress:
+        for n in range(40):
+            progress.start(f"stage {n}", 10)
+            progress.start(f"inner {n}", 5)
+            progress.finish()
+            assert [t.description for t in progress._bar.tasks] == [f"stage {n}"]
+            progress.advance(10)
+            progress.finish()
+        assert progress._bar.tasks == []

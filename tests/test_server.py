@@ -155,3 +155,14 @@ def test_a_chmod_above_home_then_a_backend_crash_does_not_lose_the_server(
         assert not _can_search(top, account)
         embedded.start()
         assert _can_search(top, account)
+
+        os.chmod(top, 0o700)  # once more, and the crash comes while no client is connected
+        with psycopg.connect(embedded.url(), autocommit=True) as victim:
+            os.kill(victim.execute("SELECT pg_backend_pid()").fetchone()[0], signal.SIGKILL)
+            assert wait_for(lambda: not embedded.status().running, 30)
+        again = subprocess.run([sys.executable, "-m", "termx", "stats", "crash", "Hi", "--format", "csv"],
+                               env=termx_env(), capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0 and again.stdout.splitlines()[1].startswith("Hi,3,"), again.stderr
+        assert "restarted it" in again.stderr and "could not stat data directory" in again.stderr, again.stderr
+        assert "temporary" not in again.stderr  # the next command brings back the kept server, not a temporary one
+        assert _status()["mode"].startswith("kept")

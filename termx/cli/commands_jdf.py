@@ -93,7 +93,8 @@ def jdf(
 def related(
     corpus: CorpusArg,
     term: Annotated[str, typer.Argument(help="The term whose companions to find.")],
-    top: Annotated[int, typer.Option("--top", min=1, help="How many strings to show.")] = 20,
+    top: Annotated[int, typer.Option("--limit", "-n", "--top", min=1, help="How many strings to show (--top is "
+                                     "the old name).")] = 20,
     measure: Annotated[str, typer.Option("--measure", help="Ranking: g2 (log-likelihood), pmi, dice or "
                                          "lift.")] = "g2",
     min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep strings in at least this many documents "

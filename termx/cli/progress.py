@@ -73,8 +73,16 @@ class RichProgress:
             return
         stage, task, started, done = self._stages.pop()
         if task is not None:
-            total = next(t.total for t in self._bar.tasks if t.id == task) or max(done, 1)
-            self._bar.update(task, total=total, completed=total)
+            self._retire(task, done)
         if self._timed:
             self._console.print(f"termx: {stage}: {time.perf_counter() - started:.2f} s"
                                 + (f", {done:,} done" if done else ""), markup=False, highlight=False)
+
+    def _retire(self, task: TaskID, done: int) -> None:
+        """Fill a finished stage's bar, print it once above the live display and take it out of the display: only
+        running stages stay live, so a run of many stages never outgrows the terminal (rich would crop the running
+        one to '...')."""
+        total = next(t.total for t in self._bar.tasks if t.id == task) or max(done, 1)
+        self._bar.update(task, total=total, completed=total)
+        self._bar.console.print(self._bar.make_tasks_table([t for t in self._bar.tasks if t.id == task]))
+        self._bar.remove_task(task)

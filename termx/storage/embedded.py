@@ -128,15 +128,19 @@ _watchdogs: list[subprocess.Popen[bytes]] = []
 
 
 def embedded_url() -> str:
-    """A URL of the embedded server for this process: the kept one, or a temporary one held until exit."""
+    """A URL of the embedded server for this process: the kept one (restarted, saying so, if it stopped without
+    `termx db stop`), or a temporary one held until exit."""
     layout = _layout()
     if layout.home in _held:
         return _held[layout.home]
-    started = False
+    started, revived = False, ""
     with _locked(layout):
         state = _read_state(layout)
         pm, account = _running(layout, state)
-        if pm is None:
+        if pm is None and state.get("kept"):  # kept by `termx db start` but gone (crash restart refused): back
+            pm, revived = _restart(layout, account, state, Path(state.get("socket_dir") or layout.local_socket_dir))
+            state["leases"] = []
+        elif pm is None:
             pm = _start(layout, account, state)
             state.update(kept=False, leases=[])
             started = True
@@ -147,6 +151,9 @@ def embedded_url() -> str:
             atexit.register(release, layout.home, lease)
         _write_state(layout, state)
         _ensure_reader_login(layout, pm)
+    if revived:
+        log.warning(f"termx: the embedded PostgreSQL kept by `termx db start` had stopped ({revived}); "
+                    f"restarted it in {layout.pgdata}")
     if started:
         log.warning("termx: started a temporary embedded PostgreSQL for this command "
                     "(`termx db start` keeps one running for later commands, psql and pandas)")
@@ -237,12 +244,18 @@ def revive(host: str) -> bool:
             return False  # its postmaster is alive, restarting after a crash as usual: the caller may retry
         if not (state.get("kept") or _live(state.get("leases", []))):
             return False  # stopped on purpose (`termx db stop`, or its last command ended)
-        reason = _last_fatal(_tail(layout.logfile))
-        _clear_socket_locks(Path(host))
-        _start(layout, account, state, _previous_tcp_port(layout))
+        _, reason = _restart(layout, account, state, Path(host))
         _write_state(layout, state)
     log.warning(f"termx: the embedded PostgreSQL had stopped ({reason}); restarted it in {layout.pgdata}")
     return True
+
+
+def _restart(layout: Layout, account: Account, state: dict[str, Any], socket_dir: Path) -> tuple[Postmaster, str]:
+    """Start a server again that died unable to restart itself (with the TCP port it had), once the socket locks
+    its postmaster left in `socket_dir` are gone; the running postmaster and the reason it had stopped."""
+    reason = _last_fatal(_tail(layout.logfile))
+    _clear_socket_locks(socket_dir)
+    return _start(layout, account, state, _previous_tcp_port(layout)), reason
 
 
 def _keep_reachable(layout: Layout, account: Account) -> None:
