@@ -118,6 +118,8 @@ def test_errors_are_typed(db: termx.Database, name: str, db_env: str) -> None:
         ([3], {}, "document 1 is a int"),
         ([("a", "x")], {"unit": "chars"}, "`unit` 'chars' is not one of byte, char, word"),
         ([("a", "x")], {"shard_size": "lots"}, "is not a size"),
+        ([("a", "x")], {"workers": 0}, "`workers` 0 is not between 1 and"),
+        ([("a", "x")], {"workers": 10**6}, "`workers` 1000000 is not between 1 and"),
     ]:
         with pytest.raises(InputError, match=message):
             db.index(name, documents, **options)

@@ -5,6 +5,7 @@ Light imports only (no NumPy, no SQLAlchemy): the CLI builds these before anythi
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
@@ -16,6 +17,10 @@ from termx.index.sharding import parse_size
 
 DEFAULT_SHARD_SIZE = "64MB"
 """Text per shard by default: one shard for most corpora, several for one too big to build at once."""
+
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+"""Most worker processes a build may start (each holds a shard's build, ~200 MB for 64 MB of text): more only
+queue up behind the cores and can exhaust the machine's memory."""
 
 _E = TypeVar("_E", bound=Enum)
 
@@ -54,6 +59,9 @@ class IndexOptions:
         self.invalid = _choice(OnInvalid, self.invalid, "invalid")
         if isinstance(self.shard_size, str):
             self.shard_size = parse_size(self.shard_size)
+        if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
+            raise InputError(f"`workers` {self.workers} is not between 1 and {MAX_WORKERS} (4 per core)",
+                             params=("workers",))
 
     @property
     def shard_bytes(self) -> int | None:
