@@ -25,6 +25,7 @@ def test_df_k_computed_from_the_suffix_array_equals_the_builders() -> None:
     assert len(shard.classes) > 10
     for n, (i, j) in enumerate(zip(shard.classes.i.tolist(), shard.classes.j.tolist(), strict=True)):
         assert bench_store.df_of_interval(shard.sa, doc_of, i, j, 3) == shard.df[n].tolist()
+        assert bench_store.df_of_interval_searched(shard.sa, shard.tokens.doc_start, i, j, 3) == shard.df[n].tolist()
 
 
 def test_freq_shares_and_the_estimates_add_up() -> None:
