@@ -27,16 +27,18 @@ import pydivsufsort
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._data import reuters_documents  # noqa: E402
-from termx.index import classes, docfreq  # noqa: E402
+from termx.index import classes, docfreq, tree  # noqa: E402
 from termx.index.build import class_statistics  # noqa: E402
 from termx.index.suffix import doc_of_position, suffix_array  # noqa: E402
 from termx.index.units import Unit, tokenize  # noqa: E402
 from termx.jdf import sketches  # noqa: E402
-from termx.studies import tree  # noqa: E402
+from termx.storage.loaded import LoadedIndex  # noqa: E402
+from termx.wordbreak import candidates  # noqa: E402
 
 MMAP_THRESHOLD = 1 << 17
-MODULES = {"classes": "index/classes.py", "docfreq": "index/docfreq.py", "tree": "studies/tree.py",
-           "sketches": "jdf/sketches.py"}
+MODULES = {"classes": ("index/classes.py",), "docfreq": ("index/docfreq.py",),
+           "tree": ("index/tree.py", "studies/tree.py"),  # moved to the engine by issue 28
+           "sketches": ("jdf/sketches.py",), "candidates": ("wordbreak/candidates.py",)}
 
 
 def best(fn: Callable[[], Any], repeats: int) -> float:
@@ -53,8 +55,9 @@ def best(fn: Callable[[], Any], repeats: int) -> float:
 def load_old(root: Path) -> dict[str, ModuleType]:
     """The pass modules of the checkout at `root` (its termx/ directory's parent), under names of their own."""
     out = {}
-    for name, rel in MODULES.items():
-        spec = importlib.util.spec_from_file_location(f"old_{name}", root / "termx" / rel)
+    for name, rels in MODULES.items():
+        path = next(root / "termx" / rel for rel in rels if (root / "termx" / rel).exists())
+        spec = importlib.util.spec_from_file_location(f"old_{name}", path)
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -64,10 +67,23 @@ def load_old(root: Path) -> dict[str, ModuleType]:
 
 
 def _tree(module: ModuleType, lcp: np.ndarray, ci: np.ndarray, cj: np.ndarray) -> Any:
-    """studies.tree.class_tree of either signature: (lcp, n_classes) before issue 28, (ci, cj, n) after."""
+    """The studies' class_tree of either signature: (lcp, n_classes) before issue 28, (ci, cj, n) after."""
     if "ci" in inspect.signature(module.class_tree).parameters:
         return module.class_tree(ci, cj, len(lcp))
     return module.class_tree(lcp, len(ci))
+
+
+def _word_tree(module: ModuleType, index: LoadedIndex) -> Any:
+    """wordbreak.candidates.class_tree on an index that has not built its tree yet (LoadedIndex.tree is cached)."""
+    index.__dict__.pop("tree", None)
+    return module.class_tree(index)
+
+
+def loaded(tokens: np.ndarray, sa: np.ndarray, doc_start: np.ndarray, doc_len: np.ndarray, stats: Any) -> LoadedIndex:
+    """The arrays word breaking reads, as a LoadedIndex (no corpus, no class lookup)."""
+    c, empty = stats.classes, np.zeros(0, dtype=np.int64)
+    return LoadedIndex(None, 0, Unit.byte, tokens, sa, doc_start, doc_len, stats.lcp, c.i, c.j, c.lbl,  # type: ignore[arg-type]
+                       c.sil, stats.df, empty, empty, [], None)
 
 
 def passes(size_mb: float) -> tuple[np.ndarray, dict[str, Callable[[dict[str, ModuleType]], Any]]]:
@@ -86,12 +102,14 @@ def passes(size_mb: float) -> tuple[np.ndarray, dict[str, Callable[[dict[str, Mo
     neighbor = docfreq.neighbors(doc_of, n_docs)[None, :]
     half = (np.arange(len(lcp)) >= len(lcp) // 2).astype(np.int32)
     df1 = np.ascontiguousarray(stats.df[:, 0])
+    index = loaded(ta.tokens, sa, ta.doc_start, ta.doc_len, stats)
     return ta.tokens, {
         "count_classes": lambda m: m["classes"].count_classes(lcp),
         "enumerate_classes": lambda m: m["classes"].enumerate_classes(lcp),
         "fill_classes (df_k, K=4)": lambda m: m["docfreq"].fill_classes(lcp, doc_of, n_docs, 4),
         "pointer_counts": lambda m: m["docfreq"].pointer_counts(lcp, n_classes, neighbor, half, 2),
         "class_tree": lambda m: _tree(m["tree"], lcp, stats.classes.i, stats.classes.j),
+        "wordbreak class_tree (+ branch entropy)": lambda m: _word_tree(m["candidates"], index),
         "class_sketches": lambda m: m["sketches"].class_sketches(lcp, sa, ta.doc_start, ta.doc_len, df1,
                                                                  threshold=2),
     }
@@ -109,7 +127,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--compare", type=Path, help="a checkout (holding termx/) to take turns with")
     args = parser.parse_args()
-    codes = {"new": {"classes": classes, "docfreq": docfreq, "tree": tree, "sketches": sketches}}
+    codes = {"new": {"classes": classes, "docfreq": docfreq, "tree": tree, "sketches": sketches,
+                      "candidates": candidates}}
     if args.compare:
         codes = {"old": load_old(args.compare), **codes}
     tokens, runs = passes(args.size)

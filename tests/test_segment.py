@@ -19,6 +19,7 @@ from termx.index.build import build_shard
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.suffix import clipped_lcp
+from termx.index.tree import class_tree as engine_class_tree
 from termx.index.units import Unit
 from termx.nulls import length_aware_poisson_adaptation
 from termx.storage.loaded import LoadedIndex, load_index
@@ -142,6 +143,17 @@ def test_class_tree_candidates_equal_search_and_brute_force(texts: list[str], ma
                 f, dfk = brute_stats(texts, text[p:p + length], 3)
                 assert (int(freq[p, length - 1]), df[p, length - 1].tolist()) == (f, dfk)
                 assert (from_tree[p, length - 1] == TRIVIAL) == (f == 1)
+
+
+def test_the_class_tree_is_built_once_per_index_and_shared_with_word_breaking() -> None:
+    """LoadedIndex.tree builds the engine's class tree on first use; word breaking's tree reuses its arrays."""
+    index = memory_index(["to_be_or_not_to_be", "to_be", "not_or"])
+    parent, deepest = index.tree
+    assert index.tree[0] is parent
+    expected = engine_class_tree(index.cls_i, index.cls_j, index.n)
+    assert np.array_equal(parent, expected[0]) and np.array_equal(deepest, expected[1])
+    tree = class_tree(index)
+    assert tree.parent is parent and tree.deepest is deepest
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,7 +1,7 @@
 """termx.index.walk, the one stack walk over LCP, against the definitions on arbitrary LCP arrays: it pops every
 class <i,j> (SIL = min LCP[i..j-1] > LBL = max(LCP[i-1], LCP[j])) in walk order, with LCP[j], and says whether
 the popped frame closes (its parent starts before i) or stays open as its parent (same start; the root, all ranks
-with SIL 0, is a frame too); and studies.tree.class_tree, built from the classes in walk order."""
+with SIL 0, is a frame too); and index.tree.class_tree, built from the classes in walk order."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termx.index.classes import enumerate_classes
+from termx.index.tree import class_tree
 from termx.index.walk import no_push, no_rank, walk, walk_depth
-from termx.studies.tree import class_tree
 
 
 @nb.njit
@@ -55,7 +55,7 @@ def test_walk_pops_every_class_in_walk_order(values: list[int]) -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 5), max_size=40))
 def test_class_tree_from_walk_order(values: list[int]) -> None:
-    """studies.tree.class_tree, a pass over the classes instead of a walk: each class's smallest enclosing class,
+    """index.tree.class_tree, a pass over the classes instead of a walk: each class's smallest enclosing class,
     and each rank's smallest class."""
     lcp = np.array([*values, 0], dtype=np.int32)
     c = enumerate_classes(lcp)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,13 @@ class LoadedIndex:
     def n_docs(self) -> int:
         """Documents D."""
         return len(self.doc_start)
+
+    @cached_property
+    def tree(self) -> tuple[np.ndarray, np.ndarray]:
+        """(parent of each class, deepest class of each rank): the class tree (termx/index/tree.py), built on first
+        use and shared by the studies and word breaking."""
+        from termx.index.tree import class_tree  # numba: loaded only when a pass climbs the tree
+        return class_tree(self.cls_i, self.cls_j, self.n)
 
     def encode(self, pattern: str) -> np.ndarray | None:
         """Token ids of a pattern in this corpus's unit; None if it uses a token the corpus lacks."""

@@ -12,7 +12,6 @@ import numpy as np
 
 from termx.storage.loaded import LoadedIndex
 from termx.studies.adaptation import SplitCounts
-from termx.studies.tree import class_tree
 
 
 @dataclass
@@ -48,7 +47,7 @@ class Agreement:
 
 def segments(index: LoadedIndex, sc: SplitCounts, min_df: int) -> Segments:
     """Join every string's method-1 and method-2 statistics (both trees walked once)."""
-    parent, deepest = class_tree(index.cls_i, index.cls_j, index.n)
+    parent, deepest = index.tree
     df = np.ascontiguousarray(index.cls_df[:, :2]) if index.cls_df.shape[1] >= 2 else \
         np.concatenate([index.cls_df[:, :1], np.zeros((len(index.cls_i), 1), index.cls_df.dtype)], axis=1)
     ab = (sc.a + sc.b).astype(np.float64)

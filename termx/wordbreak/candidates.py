@@ -32,46 +32,32 @@ class ClassTree:
 
 
 def class_tree(index: LoadedIndex) -> ClassTree:
-    """Build the tree once per index: O(N + classes)."""
-    n_cls = len(index.cls_i)
-    parent = np.full(n_cls, -1, dtype=np.int32)
-    deepest = np.full(index.n, -1, dtype=np.int32)
-    branches = np.zeros(n_cls, dtype=np.float64)
-    _link(index.cls_i, index.cls_j, parent, deepest, branches)
+    """The index's class tree (built once per index, LoadedIndex.tree) with the inverse suffix array and each
+    class's branch entropy: O(N + classes)."""
+    parent, deepest = index.tree
+    branches = np.zeros(len(index.cls_i), dtype=np.float64)
+    _branch_entropy(index.cls_i, index.cls_j, parent, branches)
     rank = np.full(len(index.tokens), -1, dtype=np.int32)
     rank[index.sa] = np.arange(index.n, dtype=np.int32)
     return ClassTree(parent, deepest, rank, branches)
 
 
 @nb.njit(cache=True)
-def _link(ci, cj, parent, deepest, branches):  # type: ignore[no-untyped-def]
-    """Walk order puts children before parents and siblings left to right, so a stack of parentless classes
-    finds each class's children on top of it; the ranks between children belong to the class itself. The
-    token after a class's longest member is shared by each child's ranks and unique for every other rank."""
-    stack = np.empty(len(ci) + 1, dtype=np.int64)
-    sp = 0
-    for c in range(len(ci)):
-        lo = ci[c]
-        cursor = cj[c]
-        total = cj[c] - lo + 1
-        h = 0.0
-        singles = 0
-        while sp > 0 and ci[stack[sp - 1]] >= lo:
-            t = stack[sp - 1]
-            sp -= 1
-            parent[t] = c
-            for w in range(cj[t] + 1, cursor + 1):
-                deepest[w] = c
-            singles += cursor - cj[t]
+def _branch_entropy(ci, cj, parent, branches):  # type: ignore[no-untyped-def]
+    """The token after a class's longest member is shared by each child's ranks and unique for every other rank.
+    Children are visited right to left (walk order backwards), the order the sums had when the tree was built
+    here, so the entropies stay bit-identical."""
+    inner = np.zeros(len(ci), dtype=np.int64)
+    for t in range(len(ci) - 1, -1, -1):
+        c = parent[t]
+        if c >= 0:
+            total = cj[c] - ci[c] + 1
             size = cj[t] - ci[t] + 1
-            h -= size / total * np.log(size / total)
-            cursor = ci[t] - 1
-        for w in range(lo, cursor + 1):
-            deepest[w] = c
-        singles += cursor - lo + 1
-        branches[c] = h + singles / total * np.log(total)
-        stack[sp] = c
-        sp += 1
+            branches[c] -= size / total * np.log(size / total)
+            inner[c] += size
+    for c in range(len(ci)):
+        total = cj[c] - ci[c] + 1
+        branches[c] += (total - inner[c]) / total * np.log(total)
 
 
 def corpus_candidates(index: LoadedIndex, tree: ClassTree, start: int, stop: int, max_len: int) -> np.ndarray:

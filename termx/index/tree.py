@@ -1,5 +1,7 @@
-"""The class tree of a loaded index as parent pointers, and the deepest class holding each rank: what joins the
-strings of one tree (history/test) to their classes in another (the whole documents)."""
+"""The class tree of an index, built once from its classes: each class's parent and each rank's deepest class.
+
+Passes that climb the tree (the studies' joins of two trees, word breaking's candidates and branch entropy) read
+these arrays instead of walking LCP again; `LoadedIndex.tree` builds them once per loaded index."""
 
 from __future__ import annotations
 
