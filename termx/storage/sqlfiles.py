@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import psycopg
 import sqlalchemy as sa
@@ -267,6 +268,39 @@ def _suggesting(engine: Engine, values: Mapping[str, Any], error: CorpusNotFound
     if not missing:
         return error
     return CorpusNotFound.named(missing[0], names, error.message, error.hint or "termx corpora lists them")
+
+
+NAME_LINE_RE = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.M)
+
+
+@functools.cache
+def internal_statements(group: str) -> dict[str, str]:
+    """sql/internal/<group>.sql: termx's own statements, each after a `-- name: NAME` line, in SQLAlchemy's
+    `:name` parameter style; by name, comments removed. Not analyst queries: `termx sql --list` shows none."""
+    text = (sql_dir() / "internal" / f"{group}.sql").read_text(encoding="utf-8")
+    parts = NAME_LINE_RE.split(text)[1:]  # name, body, name, body, ...
+    bodies = zip(parts[::2], parts[1::2], strict=True)
+    return {name: _strip_comments(body).strip().rstrip(";").strip() for name, body in bodies}
+
+
+@functools.cache
+def _pyformat(statement: str) -> str:
+    """`statement` with its `:name` parameters as psycopg's `%(name)s` (a literal % doubled)."""
+    return BIND_RE.sub(r"%(\1)s", statement.replace("%", "%%"))
+
+
+@overload
+def run_internal(conn: psycopg.Connection[Any], ref: str, **params: Any) -> psycopg.Cursor[Any]: ...
+@overload
+def run_internal(conn: sa.Connection, ref: str, **params: Any) -> Any: ...  # a CursorResult (rows untyped)
+def run_internal(conn: Any, ref: str, **params: Any) -> Any:
+    """Run the internal statement `ref` ("group.name", see internal_statements) with `params` bound by name, on a
+    raw psycopg connection (termx.storage.txn) or an SQLAlchemy one; the driver's cursor or result."""
+    group, name = ref.split(".")
+    statement = internal_statements(group)[name]
+    if isinstance(conn, psycopg.Connection):
+        return conn.execute(_pyformat(statement), params) if params else conn.execute(statement)
+    return conn.execute(sa.text(statement), params)
 
 
 def function_file(name: str) -> Path:
