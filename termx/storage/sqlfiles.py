@@ -303,6 +303,12 @@ def run_internal(conn: Any, ref: str, **params: Any) -> Any:
     return conn.execute(sa.text(statement), params)
 
 
+def run_internal_many(conn: psycopg.Connection[Any], ref: str, rows: list[dict[str, Any]]) -> None:
+    """Run the internal statement `ref` once per row of `rows` (bound by name) on a raw psycopg connection."""
+    group, name = ref.split(".")
+    conn.cursor().executemany(_pyformat(internal_statements(group)[name]), rows)
+
+
 def function_file(name: str) -> Path:
     """sql/functions/<name>.sql: SQL and plpgsql functions as `CREATE OR REPLACE` statements, applied by migrations."""
     return sql_dir() / "functions" / f"{name}.sql"
