@@ -1,11 +1,12 @@
-"""sql/internal/*.sql: termx's own statements by name (termx.storage.sqlfiles.run_internal), one parameter style."""
+"""sql/internal/*.sql: termx's own statements by name (termx.storage.statements.run_internal), one parameter style."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from termx.storage.sqlfiles import _pyformat, internal_statements, list_sql, sql_dir
+from termx.storage.sqlfiles import list_sql, sql_dir
+from termx.storage.statements import _pyformat, internal_statements
 
 REF_RE = re.compile(r'run_internal\(\w+, "(\w+)\.(\w+)"|internal_statements\("(\w+)"\)\["(\w+)"\]')
 

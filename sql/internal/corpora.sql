@@ -1,5 +1,5 @@
 -- corpora: the statements of termx/storage/store.py (corpus and shard rows, the swap's renames, listings, index
--- arrays), run by termx.storage.sqlfiles.run_internal("corpora.<name>", ...). Shard class tables and their COPY
+-- arrays), run by termx.storage.statements.run_internal("corpora.<name>", ...). Shard class tables and their COPY
 -- stay with the partition life cycle (termx/storage/txn.py), which names them from the shard id.
 
 -- name: corpus_id

@@ -1,5 +1,5 @@
 -- jdf: the statements of termx/jdf/store.py (sketch sets, related classes), run by
--- termx.storage.sqlfiles.run_internal("jdf.<name>", ...). The sketch partitions' DDL stays in Python: it names a
+-- termx.storage.statements.run_internal("jdf.<name>", ...). The sketch partitions' DDL stays in Python: it names a
 -- table made from the shard id.
 
 -- name: shard_texts

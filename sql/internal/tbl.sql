@@ -1,5 +1,5 @@
 -- tbl: the statements of termx/tbl/store.py (stored TBL models and their rules), run by
--- termx.storage.sqlfiles.run_internal("tbl.<name>", ...).
+-- termx.storage.statements.run_internal("tbl.<name>", ...).
 
 -- name: lock_model
 SELECT id FROM termx.tbl_model WHERE name = :name FOR UPDATE

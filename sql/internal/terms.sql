@@ -1,5 +1,5 @@
 -- terms: the statements of termx/terms/store.py and termx/terms/reference.py (candidates, reference counts, term
--- lists), run by termx.storage.sqlfiles.run_internal("terms.<name>", ...).
+-- lists), run by termx.storage.statements.run_internal("terms.<name>", ...).
 
 -- name: candidates_stale
 -- each shard of a corpus with the rules and shard count its candidates were computed under (NULL: none)

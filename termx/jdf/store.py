@@ -28,7 +28,7 @@ from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
 from termx.storage.loaded import LoadedIndex, load_shards, write_cache
 from termx.storage.paths import home
-from termx.storage.sqlfiles import internal_statements, run_internal
+from termx.storage.statements import internal_statements, run_internal
 from termx.storage.txn import transaction
 from termx.terms.candidates import candidate_classes
 

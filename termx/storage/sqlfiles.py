@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import psycopg
 import sqlalchemy as sa
@@ -25,8 +24,8 @@ from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, Patter
 from termx.lines import split_lines
 from termx.storage.db import connect_or_explain
 from termx.storage.paths import resource
+from termx.storage.statements import BIND_RE, strip_comments
 
-BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
 PARAM_DOC_RE = re.compile(r"^--\s*:(\w+)\s+(.*?)\s*(?:\(default ([^)]*)\))?\s*$")
 
 
@@ -58,29 +57,6 @@ def list_sql() -> list[SqlFile]:
     return [load_sql(p) for p in sorted(sql_dir().glob("*.sql"))]
 
 
-def _strip_comments(text: str) -> str:
-    """The SQL without `--` comments (quoted strings and identifiers are kept intact)."""
-    out: list[str] = []
-    k, quote = 0, ""
-    while k < len(text):
-        ch = text[k]
-        if quote:
-            out.append(ch)
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-            out.append(ch)
-        elif text.startswith("--", k):
-            end = text.find("\n", k)
-            k = len(text) if end < 0 else end
-            continue
-        else:
-            out.append(ch)
-        k += 1
-    return "".join(out)
-
-
 def load_sql(name_or_path: str | Path) -> SqlFile:
     """A shipped query by name (`stats`) or any .sql file by path; InputError when there is none."""
     path = Path(name_or_path)
@@ -103,7 +79,7 @@ def load_sql(name_or_path: str | Path) -> SqlFile:
             docs[m.group(1)] = m.group(2)
             if m.group(3) is not None:
                 defaults[m.group(1)] = m.group(3).strip()
-    statement = _strip_comments(text).strip().rstrip(";").strip()
+    statement = strip_comments(text).strip().rstrip(";").strip()
     params = list(dict.fromkeys(BIND_RE.findall(statement)))
     return SqlFile(path.stem, path, description, statement, params, docs, defaults)
 
@@ -268,45 +244,6 @@ def _suggesting(engine: Engine, values: Mapping[str, Any], error: CorpusNotFound
     if not missing:
         return error
     return CorpusNotFound.named(missing[0], names, error.message, error.hint or "termx corpora lists them")
-
-
-NAME_LINE_RE = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.M)
-
-
-@functools.cache
-def internal_statements(group: str) -> dict[str, str]:
-    """sql/internal/<group>.sql: termx's own statements, each after a `-- name: NAME` line, in SQLAlchemy's
-    `:name` parameter style; by name, comments removed. Not analyst queries: `termx sql --list` shows none."""
-    text = (sql_dir() / "internal" / f"{group}.sql").read_text(encoding="utf-8")
-    parts = NAME_LINE_RE.split(text)[1:]  # name, body, name, body, ...
-    bodies = zip(parts[::2], parts[1::2], strict=True)
-    return {name: _strip_comments(body).strip().rstrip(";").strip() for name, body in bodies}
-
-
-@functools.cache
-def _pyformat(statement: str) -> str:
-    """`statement` with its `:name` parameters as psycopg's `%(name)s` (a literal % doubled)."""
-    return BIND_RE.sub(r"%(\1)s", statement.replace("%", "%%"))
-
-
-@overload
-def run_internal(conn: psycopg.Connection[Any], ref: str, **params: Any) -> psycopg.Cursor[Any]: ...
-@overload
-def run_internal(conn: sa.Connection, ref: str, **params: Any) -> Any: ...  # a CursorResult (rows untyped)
-def run_internal(conn: Any, ref: str, **params: Any) -> Any:
-    """Run the internal statement `ref` ("group.name", see internal_statements) with `params` bound by name, on a
-    raw psycopg connection (termx.storage.txn) or an SQLAlchemy one; the driver's cursor or result."""
-    group, name = ref.split(".")
-    statement = internal_statements(group)[name]
-    if isinstance(conn, psycopg.Connection):
-        return conn.execute(_pyformat(statement), params) if params else conn.execute(statement)
-    return conn.execute(sa.text(statement), params)
-
-
-def run_internal_many(conn: psycopg.Connection[Any], ref: str, rows: list[dict[str, Any]]) -> None:
-    """Run the internal statement `ref` once per row of `rows` (bound by name) on a raw psycopg connection."""
-    group, name = ref.split(".")
-    conn.cursor().executemany(_pyformat(internal_statements(group)[name]), rows)
 
 
 def function_file(name: str) -> Path:

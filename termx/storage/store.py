@@ -30,7 +30,7 @@ from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
-from termx.storage.sqlfiles import run_internal
+from termx.storage.statements import run_internal
 
 if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is stored
     from termx.index.build import Shard

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import ModelExists, ModelNotFound
 from termx.storage import txn
-from termx.storage.sqlfiles import run_internal, run_internal_many
+from termx.storage.statements import run_internal, run_internal_many
 from termx.tbl.learner import Model, Rule
 from termx.tbl.templates import parse_templates
 

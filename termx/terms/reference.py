@@ -11,7 +11,7 @@ from termx.errors import CorpusNotFound, InputError
 from termx.lookup import Shards, as_shards
 from termx.progress import Progress, Silent, Timings
 from termx.storage.loaded import load_shards
-from termx.storage.sqlfiles import run_internal
+from termx.storage.statements import run_internal
 from termx.storage.store import corpus_not_found, get_corpus
 from termx.terms.store import ensure_candidates, store_reference
 from termx.terms.summed import summed_counts

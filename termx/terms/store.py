@@ -18,7 +18,7 @@ from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
 from termx.storage.loaded import LoadedIndex, load_shards
-from termx.storage.sqlfiles import run_internal
+from termx.storage.statements import run_internal
 from termx.storage.store import get_corpus
 from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION
 from termx.terms.summed import CorpusCandidates, one_shard_candidates, summed_candidates
