@@ -2,7 +2,8 @@
 --
 -- score = freq (occurrences in the corpus)
 --
--- termx.term_candidates (sql/functions/terms.sql) keeps the corpus's candidates, one per left-maximal class
+-- termx.ranked_terms (sql/functions/ranking.sql: the body every ranking shares) scores and numbers
+-- termx.term_candidates (sql/functions/terms.sql), which keeps the corpus's candidates, one per left-maximal class
 -- (its longest member that holds nothing breaking and begins and ends like a term, docs/terms.md), that occur in
 -- at least min_df documents and are min_len to max_len tokens long; `termx terms` builds them on first use.
 -- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
@@ -11,15 +12,6 @@
 -- :min_len  shortest term, in tokens (default 2)
 -- :max_len  longest term, in tokens (default 40)
 -- :top      rows to return (default 100)
-WITH ranked AS (
-    SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i,
-           CAST(t.freq AS float8) AS score
-    FROM termx.term_candidates(CAST(:corpus AS text), CAST(:min_df AS integer),
-                               CAST(:min_len AS integer), CAST(:max_len AS integer)) t
-    ORDER BY score DESC, t.freq DESC, t.term, t.shard_id, t.i
-    LIMIT CAST(:top AS integer)
-)
-SELECT row_number() OVER (ORDER BY score DESC, freq DESC, term, shard_id, i) AS rank,
-       term, score, freq, df, len
-FROM ranked
-ORDER BY rank;
+SELECT rank, term, score, freq, df, len
+FROM termx.ranked_terms('freq', CAST(:corpus AS text), CAST(:min_df AS integer), CAST(:min_len AS integer),
+                        CAST(:max_len AS integer), CAST(:top AS integer));

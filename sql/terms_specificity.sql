@@ -10,7 +10,8 @@
 --
 -- termx.candidate_reference holds each candidate's counts in the reference corpus; `termx terms --reference`
 -- computes them on first use of a (corpus, reference) pair (two binary searches per candidate in the
--- reference's suffix array). termx.term_candidates (sql/functions/terms.sql) keeps the corpus's candidates,
+-- reference's suffix array). termx.ranked_terms (sql/functions/ranking.sql: the body every ranking shares)
+-- scores and numbers termx.term_candidates (sql/functions/terms.sql) keeps the corpus's candidates,
 -- one per left-maximal class (docs/terms.md), in at least min_df documents and min_len to max_len tokens long.
 -- Ties: score desc, then freq desc, then term in C collation (then the class, should two spell alike).
 -- :corpus     corpus name
@@ -19,18 +20,7 @@
 -- :min_len    shortest term, in tokens (default 2)
 -- :max_len    longest term, in tokens (default 40)
 -- :top        rows to return (default 100)
-WITH ranked AS (
-    SELECT t.term, t.freq, t.df, t.len, t.shard_id, t.i, r.ref_freq, r.ref_df,
-           ln((CAST(t.freq AS float8) / t.tokens) / ((r.ref_freq + 1.0) / ref.tokens)) * ln(t.freq) AS score
-    FROM termx.term_candidates(CAST(:corpus AS text), CAST(:min_df AS integer),
-                               CAST(:min_len AS integer), CAST(:max_len AS integer)) t
-    JOIN termx.corpus ref ON ref.name = CAST(:reference AS text)
-    JOIN termx.candidate_reference r
-      ON r.shard_id = t.shard_id AND r.ref_corpus_id = ref.id AND r.i = t.i AND r.j = t.j
-    ORDER BY score DESC, t.freq DESC, t.term, t.shard_id, t.i
-    LIMIT CAST(:top AS integer)
-)
-SELECT row_number() OVER (ORDER BY score DESC, freq DESC, term, shard_id, i) AS rank,
-       term, score, freq, df, len, ref_freq, ref_df
-FROM ranked
-ORDER BY rank;
+SELECT rank, term, score, freq, df, len, ref_freq, ref_df
+FROM termx.ranked_terms('specificity', CAST(:corpus AS text), CAST(:min_df AS integer), CAST(:min_len AS integer),
+                        CAST(:max_len AS integer), reference => CAST(:reference AS text),
+                        top => CAST(:top AS integer));

@@ -19,7 +19,8 @@ from termx.index.units import Unit
 from termx.lookup import adaptation, concordance, member, stats
 from termx.storage.db import downgrade, get_engine, upgrade
 from termx.storage.loaded import LoadedIndex, load_index
-from termx.storage.sqlfiles import _strip_comments, list_sql, load_sql, run_sql, sql_dir
+from termx.storage.sqlfiles import list_sql, load_sql, run_sql, sql_dir
+from termx.storage.statements import strip_comments as _strip_comments
 
 TEXTS = ["the cat sat on the mat", "the cat ate the rat the end", "a mat, a cat", "the the the"]
 

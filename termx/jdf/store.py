@@ -16,7 +16,6 @@ from typing import Any
 import numba as nb
 import numpy as np
 import psycopg
-import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
@@ -29,6 +28,7 @@ from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
 from termx.storage.loaded import LoadedIndex, load_shards, write_cache
 from termx.storage.paths import home
+from termx.storage.statements import internal_statements, run_internal
 from termx.storage.txn import transaction
 from termx.terms.candidates import candidate_classes
 
@@ -89,8 +89,7 @@ def build_sketches(engine: Engine, corpus: str, k: int = DEFAULT_K, threshold: i
 def _texts(engine: Engine, index: LoadedIndex) -> list[str]:
     """The texts of a shard's documents (word-unit term candidates need their spacing)."""
     with engine.connect() as conn:
-        return list(conn.execute(sa.text("SELECT text FROM termx.document WHERE shard_id = :s ORDER BY doc_no"),
-                                 {"s": index.shard_id}).scalars())
+        return list(run_internal(conn, "jdf.shard_texts", s=index.shard_id).scalars())
 
 
 def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, sk: Sketches, seconds: float,
@@ -98,9 +97,8 @@ def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, s
     _drop_stale(conn, index.shard_id)
     part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
     hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64) + index.first_doc, params.seed)
-    conn.execute("INSERT INTO termx.sketch_set (shard_id, k, threshold, seed, classes, doc_hash, seconds)"
-                 " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                 (index.shard_id, params.k, params.threshold, params.seed, len(sk), hashes.tolist(), seconds))
+    run_internal(conn, "jdf.insert_sketch_set", shard_id=index.shard_id, k=params.k, threshold=params.threshold,
+                 seed=params.seed, classes=len(sk), doc_hash=hashes.tolist(), seconds=seconds)
     ci = np.asarray(index.cls_i)[sk.cls]
     cj = np.asarray(index.cls_j)[sk.cls]
     sil = np.asarray(index.cls_sil)[sk.cls]
@@ -119,7 +117,7 @@ def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, s
             advance(r1 - r0)
         copy.write(COPY_TRAILER)
     # indexes after the load (several times faster than maintaining them row by row), then attach
-    conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+    run_internal(conn, "jdf.index_memory")
     conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
     conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
                  .format(part, sql.Literal(int(index.shard_id))))
@@ -128,12 +126,12 @@ def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, s
 def _store_related(conn: psycopg.Connection, index: LoadedIndex, rc: RelatedClasses) -> None:
     """The shard's related classes (with their documents, for SQL's exact scores) and its inverted table. The
     integer arrays go in as array literals made here (psycopg's element-by-element list dumper took seconds)."""
-    with conn.cursor().copy("COPY termx.related_class (shard_id, n, i, j, df, tau, term, docs) FROM STDIN") as copy:
+    with conn.cursor().copy(internal_statements("jdf")["copy_related_class"]) as copy:
         for n in range(len(rc)):
             docs = interval_documents(index, int(rc.i[n]), int(rc.j[n])) + index.first_doc
             copy.write_row((index.shard_id, n, int(rc.i[n]), int(rc.j[n]), int(rc.df[n]), int(rc.tau[n]),
                             rc.terms[n], _array_literal(docs)))
-    with conn.cursor().copy("COPY termx.related_doc (shard_id, doc, classes) FROM STDIN") as copy:
+    with conn.cursor().copy(internal_statements("jdf")["copy_related_doc"]) as copy:
         for d in range(index.n_docs):
             held = rc.holding(d)
             if len(held):
@@ -148,12 +146,8 @@ def _array_literal(values: np.ndarray) -> str:
 def _drop_stale(conn: psycopg.Connection, shard_id: int) -> None:
     """Drop this shard's earlier sketches and the partitions left behind by deleted shards (deleting a corpus
     cascades to its sketch rows; the emptied partition tables are removed here)."""
-    conn.execute("DELETE FROM termx.sketch_set WHERE shard_id = %s", (shard_id,))
-    stale = conn.execute(
-        "SELECT c.relname FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid"
-        " WHERE h.inhparent = 'termx.sketch'::regclass AND (substring(c.relname from 8)::integer = %s"
-        "  OR NOT EXISTS (SELECT 1 FROM termx.sketch_set s WHERE s.shard_id = substring(c.relname from 8)::integer))",
-        (shard_id,)).fetchall()
+    run_internal(conn, "jdf.delete_sketch_set", shard_id=shard_id)
+    stale = run_internal(conn, "jdf.stale_sketch_partitions", shard_id=shard_id).fetchall()
     for (name,) in stale:
         conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier("termx", name)))
 
@@ -199,10 +193,8 @@ def load_related(engine: Engine, index: LoadedIndex) -> RelatedClasses:
     hit = _related_memo.get(key)
     if hit is None:
         with engine.connect() as conn:
-            rows = conn.execute(sa.text("SELECT i, j, df, tau, term FROM termx.related_class WHERE shard_id = :s"
-                                        " ORDER BY n"), {"s": index.shard_id}).all()
-            held = conn.execute(sa.text("SELECT doc, classes FROM termx.related_doc WHERE shard_id = :s"
-                                        " ORDER BY doc"), {"s": index.shard_id}).all()
+            rows = run_internal(conn, "jdf.related_classes", s=index.shard_id).all()
+            held = run_internal(conn, "jdf.related_docs", s=index.shard_id).all()
         counts = np.zeros(index.n_docs, dtype=np.int64)
         for d, cl in held:
             counts[d - index.first_doc] = len(cl)
@@ -220,8 +212,7 @@ def load_related(engine: Engine, index: LoadedIndex) -> RelatedClasses:
 def stored_params(engine: Engine, index: LoadedIndex) -> SketchParams | None:
     """The parameters of the shard's stored sketches, or None when it has none."""
     with engine.connect() as conn:
-        row = conn.execute(sa.text("SELECT k, threshold, seed FROM termx.sketch_set WHERE shard_id = :s"),
-                           {"s": index.shard_id}).first()
+        row = run_internal(conn, "jdf.sketch_params", s=index.shard_id).first()
     return SketchParams(row[0], row[1], row[2]) if row else None
 
 

@@ -24,8 +24,8 @@ from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, Patter
 from termx.lines import split_lines
 from termx.storage.db import connect_or_explain
 from termx.storage.paths import resource
+from termx.storage.statements import BIND_RE, strip_comments
 
-BIND_RE = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")  # exactly what sqlalchemy.text() treats as a parameter
 PARAM_DOC_RE = re.compile(r"^--\s*:(\w+)\s+(.*?)\s*(?:\(default ([^)]*)\))?\s*$")
 
 
@@ -57,29 +57,6 @@ def list_sql() -> list[SqlFile]:
     return [load_sql(p) for p in sorted(sql_dir().glob("*.sql"))]
 
 
-def _strip_comments(text: str) -> str:
-    """The SQL without `--` comments (quoted strings and identifiers are kept intact)."""
-    out: list[str] = []
-    k, quote = 0, ""
-    while k < len(text):
-        ch = text[k]
-        if quote:
-            out.append(ch)
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-            out.append(ch)
-        elif text.startswith("--", k):
-            end = text.find("\n", k)
-            k = len(text) if end < 0 else end
-            continue
-        else:
-            out.append(ch)
-        k += 1
-    return "".join(out)
-
-
 def load_sql(name_or_path: str | Path) -> SqlFile:
     """A shipped query by name (`stats`) or any .sql file by path; InputError when there is none."""
     path = Path(name_or_path)
@@ -102,7 +79,7 @@ def load_sql(name_or_path: str | Path) -> SqlFile:
             docs[m.group(1)] = m.group(2)
             if m.group(3) is not None:
                 defaults[m.group(1)] = m.group(3).strip()
-    statement = _strip_comments(text).strip().rstrip(";").strip()
+    statement = strip_comments(text).strip().rstrip(";").strip()
     params = list(dict.fromkeys(BIND_RE.findall(statement)))
     return SqlFile(path.stem, path, description, statement, params, docs, defaults)
 

@@ -30,6 +30,7 @@ from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
+from termx.storage.statements import run_internal
 
 if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is stored
     from termx.index.build import Shard
@@ -118,7 +119,7 @@ def _url(engine: Engine) -> str:
 
 
 def _named(conn: psycopg.Connection, name: str) -> int | None:
-    row = conn.execute("SELECT id FROM termx.corpus WHERE name = %s", (name,)).fetchone()
+    row = run_internal(conn, "corpora.corpus_id", name=name).fetchone()
     return None if row is None else int(row[0])
 
 
@@ -127,17 +128,14 @@ def _stage_rows(conn: psycopg.Connection, shard: Shard, params: dict[str, Any], 
     session (LOCK_CORPUS) until the swap; if the process dies, the next writer finds it unowned and purges it."""
     ta = shard.tokens
     with conn.transaction():
-        corpus_id = conn.execute(
-            "INSERT INTO termx.corpus (name, unit, max_k, tokens, documents, classes, rep_cap, params)"
-            " VALUES (NULL, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-            (ta.unit.value, shard.max_k, ta.n_tokens, len(shard.documents), len(shard.classes), rep_cap,
-             json.dumps(params)),
+        corpus_id = run_internal(
+            conn, "corpora.insert_corpus", unit=ta.unit.value, max_k=shard.max_k, tokens=ta.n_tokens,
+            documents=len(shard.documents), classes=len(shard.classes), rep_cap=rep_cap, params=json.dumps(params),
         ).fetchone()[0]  # type: ignore[index]
         txn.try_own(conn, txn.LOCK_CORPUS, corpus_id)
-        shard_id = conn.execute(
-            "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes, seconds)"
-            " VALUES (%s, 0, %s, %s, 0, %s, %s) RETURNING id",
-            (corpus_id, ta.n_tokens, len(shard.documents), len(shard.classes), params.get("build_seconds")),
+        shard_id = run_internal(
+            conn, "corpora.insert_shard", corpus_id=corpus_id, tokens=ta.n_tokens, documents=len(shard.documents),
+            classes=len(shard.classes), seconds=params.get("build_seconds"),
         ).fetchone()[0]  # type: ignore[index]
         txn.create_partition_table(conn, shard_id)
     return corpus_id, shard_id
@@ -155,9 +153,9 @@ def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[i
         txn.attach_partitions(conn, shard_ids)
         fault_point("swap")
         if old is not None:
-            conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
-        conn.execute("UPDATE termx.corpus SET name = %s, timings = %s WHERE id = %s",
-                     (name, json.dumps({k: round(v, 4) for k, v in timings.items()}), corpus_id))
+            run_internal(conn, "corpora.retire_corpus", id=old)
+        run_internal(conn, "corpora.name_corpus", name=name,
+                     timings=json.dumps({k: round(v, 4) for k, v in timings.items()}), id=corpus_id)
     return old
 
 
@@ -187,7 +185,7 @@ def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
             if old is None:
                 raise corpus_not_found(conn, name)
             deleted = _dependents(conn, old)
-            conn.execute("UPDATE termx.corpus SET name = NULL WHERE id = %s", (old,))
+            run_internal(conn, "corpora.retire_corpus", id=old)
         txn.purge(conn, url, old)
     return deleted
 
@@ -300,10 +298,6 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
     txn.in_parallel(conns, [functools.partial(load, lo=lo, hi=hi) for lo, hi in itertools.pairwise(cuts)])
 
 
-_CORPUS_COLUMNS = ("id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at,"
-                   " (SELECT count(*) FROM termx.shard s WHERE s.corpus_id = termx.corpus.id)")
-
-
 def _info(row: Any) -> CorpusInfo:
     return CorpusInfo(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9],
                       row[10].isoformat(timespec="seconds"), int(row[11]))
@@ -329,11 +323,7 @@ class ShardInfo:
 def list_shards(engine: Engine, name: str | None = None) -> list[ShardInfo]:
     """The shards of corpus `name` (of every corpus when None), in corpus name and shard order."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(
-            "SELECT c.name, s.shard_no, s.documents, s.tokens, s.classes, s.built_at, s.seconds"
-            " FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id"
-            " WHERE c.name IS NOT NULL AND (CAST(:n AS text) IS NULL OR c.name = :n)"
-            " ORDER BY c.name, s.shard_no"), {"n": name}).all()
+        rows = run_internal(conn, "corpora.shards", n=name).all()
         if name is not None and not rows:
             get_corpus(conn, name)
     return [ShardInfo(r[0], r[1], r[2], r[3], r[4], r[5].isoformat(timespec="seconds"), r[6]) for r in rows]
@@ -342,33 +332,14 @@ def list_shards(engine: Engine, name: str | None = None) -> list[ShardInfo]:
 def list_corpora(engine: Engine) -> list[CorpusInfo]:
     """Every corpus, by name (nameless rows are builds in progress or retired versions being purged)."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name IS NOT NULL"
-                                    " ORDER BY name")).all()
+        rows = run_internal(conn, "corpora.corpora").all()
     return [_info(r) for r in rows]
-
-
-# Bytes of each corpus in the database: its shards' own class and sketch tables whole (table, indexes, TOAST), and
-# its rows of the shared tables that grow with it (documents, vocabulary; index arrays and stored models by their
-# data, as stored, read without being fetched from TOAST).
-_CORPUS_BYTES = """
-SELECT c.id,
-       COALESCE((SELECT sum(COALESCE(pg_total_relation_size(to_regclass('termx.class_' || s.id)), 0)
-                            + COALESCE(pg_total_relation_size(to_regclass('termx.sketch_' || s.id)), 0)
-                            + (SELECT COALESCE(sum(pg_column_size(a.data)), 0) FROM termx.index_array a
-                               WHERE a.shard_id = s.id))
-                 FROM termx.shard s WHERE s.corpus_id = c.id), 0)
-       + (SELECT COALESCE(sum(pg_column_size(d.*)), 0) FROM termx.document d WHERE d.corpus_id = c.id)
-       + (SELECT COALESCE(sum(pg_column_size(v.*)), 0) FROM termx.vocab v WHERE v.corpus_id = c.id)
-       + (SELECT COALESCE(sum(pg_column_size(ma.data)), 0) FROM termx.segment_model m
-          JOIN termx.segment_model_array ma ON ma.model_id = m.id WHERE m.corpus_id = c.id)
-FROM termx.corpus c WHERE c.name IS NOT NULL AND (CAST(:n AS text) IS NULL OR c.name = :n)
-"""
 
 
 def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
     """Bytes each corpus (or corpus `name`) takes in the database, by corpus id (`termx corpora` db_bytes)."""
     with engine.connect() as conn:
-        return {int(r[0]): int(r[1]) for r in conn.execute(sa.text(_CORPUS_BYTES), {"n": name})}
+        return {int(r[0]): int(r[1]) for r in run_internal(conn, "corpora.corpus_bytes", n=name)}
 
 
 def corpus_rows(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
@@ -386,7 +357,7 @@ def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
     if isinstance(engine, Engine):
         with engine.connect() as conn:
             return get_corpus(conn, name)
-    row = engine.execute(sa.text(f"SELECT {_CORPUS_COLUMNS} FROM termx.corpus WHERE name = :n"), {"n": name}).first()
+    row = run_internal(engine, "corpora.corpus", n=name).first()
     if row is None:
         raise corpus_not_found(engine, name)
     return _info(row)
@@ -394,13 +365,10 @@ def get_corpus(engine: Engine | sa.Connection, name: str) -> CorpusInfo:
 
 def corpus_names(conn: Engine | sa.Connection | psycopg.Connection) -> list[str]:
     """The names of the corpora, unordered (what an unknown name is compared with)."""
-    query = "SELECT name FROM termx.corpus WHERE name IS NOT NULL"
-    if isinstance(conn, psycopg.Connection):
-        return [row[0] for row in conn.execute(query)]
     if isinstance(conn, Engine):
         with conn.connect() as c:
             return corpus_names(c)
-    return list(conn.execute(sa.text(query)).scalars())
+    return [row[0] for row in run_internal(conn, "corpora.corpus_names")]
 
 
 def corpus_not_found(conn: Engine | sa.Connection | psycopg.Connection, name: str, message: str | None = None,
@@ -411,9 +379,7 @@ def corpus_not_found(conn: Engine | sa.Connection | psycopg.Connection, name: st
 
 def load_array(conn: sa.Connection, shard_id: int, name: str) -> np.ndarray:
     """One stored index array (tokens, sa or doc_start) of a shard, reassembled from its chunks."""
-    rows = conn.execute(sa.text("SELECT dtype, length, data FROM termx.index_array"
-                                " WHERE shard_id = :s AND name = :n ORDER BY chunk"),
-                        {"s": shard_id, "n": name}).all()
+    rows = run_internal(conn, "corpora.index_array", s=shard_id, n=name).all()
     if not rows:
         raise CorpusNotFound(f"shard {shard_id} has no array {name!r}", "rebuild the corpus with termx index")
     return join_chunks(rows)

@@ -7,11 +7,11 @@ import math
 from typing import Any
 
 import psycopg
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import ModelExists, ModelNotFound
 from termx.storage import txn
+from termx.storage.statements import run_internal, run_internal_many
 from termx.tbl.learner import Model, Rule
 from termx.tbl.templates import parse_templates
 
@@ -34,22 +34,21 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False, c
               "tag_names": list(model.tag_names) if model.tag_names is not None else None,
               "token_kind": model.token_kind, "min_score": model.min_score}
     try:
-        old = conn.execute("SELECT id FROM termx.tbl_model WHERE name = %s FOR UPDATE", (name,)).fetchone()
+        old = run_internal(conn, "tbl.lock_model", name=name).fetchone()
         if old is not None:
             if not replace:
                 raise ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
                                   ("replace",))
-            conn.execute("DELETE FROM termx.tbl_model WHERE id = %s", (old[0],))
-        model_id = int(conn.execute(
-            "INSERT INTO termx.tbl_model (name, params, n_positions, accuracy_before, accuracy_after, n_rules,"
-            " corpus_id) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
-            (name, json.dumps(params, ensure_ascii=False), model.n_positions, _finite(model.accuracy_before),
-             _finite(model.accuracy_after), len(model.rules), corpus_id)).fetchone()[0])  # type: ignore[index]
-        conn.cursor().executemany(
-            "INSERT INTO termx.tbl_rule (model_id, ord, template, from_tag, to_tag, args, score, good, bad,"
-            " readable) VALUES (%s, %s, %s, %s, %s, %s::bigint[], %s, %s, %s, %s)",
-            [(model_id, i, r.template.name, r.from_tag, r.to_tag, [int(a) for a in r.args], r.score, r.good,
-              r.bad, model.describe(r)) for i, r in enumerate(model.rules)])
+            run_internal(conn, "tbl.delete_model", id=old[0])
+        model_id = int(run_internal(
+            conn, "tbl.insert_model", name=name, params=json.dumps(params, ensure_ascii=False),
+            n_positions=model.n_positions, accuracy_before=_finite(model.accuracy_before),
+            accuracy_after=_finite(model.accuracy_after), n_rules=len(model.rules), corpus_id=corpus_id,
+        ).fetchone()[0])  # type: ignore[index]
+        run_internal_many(conn, "tbl.insert_rule", [
+            {"model_id": model_id, "ord": i, "template": r.template.name, "from_tag": r.from_tag, "to_tag": r.to_tag,
+             "args": [int(a) for a in r.args], "score": r.score, "good": r.good, "bad": r.bad,
+             "readable": model.describe(r)} for i, r in enumerate(model.rules)])
     except psycopg.errors.UniqueViolation:
         raise ModelExists(f"TBL model {name!r} already exists", "another run created it; use `replace=True`",
                           ("replace",)) from None
@@ -59,16 +58,12 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False, c
 def load_model(engine: Engine, name: str) -> Model:
     """The stored model `name`, rules in order, ready for `apply` / `correct_segmentation`."""
     with engine.connect() as conn:
-        row = conn.execute(sa.text(
-            "SELECT id, params, n_positions, accuracy_before, accuracy_after FROM termx.tbl_model"
-            " WHERE name = :name"), {"name": name}).one_or_none()
+        row = run_internal(conn, "tbl.model", name=name).one_or_none()
         if row is None:
-            known = conn.execute(sa.text("SELECT name FROM termx.tbl_model ORDER BY name")).scalars().all()
+            known = run_internal(conn, "tbl.model_names").scalars().all()
             raise ModelNotFound(f"no TBL model named {name!r}",
                                 "stored: " + ", ".join(known) if known else "train one with `termx tbl train`")
-        rules = conn.execute(sa.text(
-            "SELECT template, from_tag, to_tag, args, score, good, bad FROM termx.tbl_rule"
-            " WHERE model_id = :id ORDER BY ord"), {"id": row.id}).all()
+        rules = run_internal(conn, "tbl.rules", id=row.id).all()
     params: dict[str, Any] = row.params
     templates = parse_templates("\n".join(params["templates"]))
     by_name = {t.name: t for t in templates}
@@ -85,7 +80,5 @@ def load_model(engine: Engine, name: str) -> Model:
 def list_models(engine: Engine) -> list[dict[str, Any]]:
     """One row per stored model: name, rules, training size and accuracy before/after, creation time."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(
-            "SELECT name, n_rules, n_positions, accuracy_before, accuracy_after, created_at"
-            " FROM termx.tbl_model ORDER BY name")).mappings().all()
+        rows = run_internal(conn, "tbl.models").mappings().all()
     return [dict(r) for r in rows]

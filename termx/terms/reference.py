@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusNotFound, InputError
 from termx.lookup import Shards, as_shards
 from termx.progress import Progress, Silent, Timings
 from termx.storage.loaded import load_shards
+from termx.storage.statements import run_internal
 from termx.storage.store import corpus_not_found, get_corpus
 from termx.terms.store import ensure_candidates, store_reference
 from termx.terms.summed import summed_counts
@@ -55,18 +55,14 @@ def ensure_reference(engine: Engine, corpus: str, reference: str, progress: Prog
     ensure_candidates(engine, corpus, progress, timings)
     info = get_corpus(engine, corpus)
     with engine.connect() as conn:
-        missing = list(conn.execute(sa.text(
-            "SELECT s.id FROM termx.shard s LEFT JOIN termx.reference_set r ON r.shard_id = s.id"
-            " AND r.ref_corpus_id = :r WHERE s.corpus_id = :c AND r.shard_id IS NULL ORDER BY s.id"),
-            {"r": ref_id, "c": info.id}).scalars())
+        missing = list(run_internal(conn, "terms.shards_without_reference", r=ref_id, c=info.id).scalars())
     if not missing:
         return
     with timings.stage("load reference index", progress):
         ref_index = load_shards(engine, reference)
     for shard_id in missing:
         with engine.connect() as conn:
-            rows = conn.execute(sa.text("SELECT i, j, term FROM termx.candidate WHERE shard_id = :s ORDER BY i, j"),
-                                {"s": shard_id}).all()
+            rows = run_internal(conn, "terms.shard_candidates", s=shard_id).all()
         with timings.stage("count candidates in the reference", progress):
             freq, df = reference_counts(ref_index, [r.term for r in rows])
         with timings.stage("store reference counts", progress):

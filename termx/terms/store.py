@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import psycopg
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
@@ -19,6 +18,7 @@ from termx.progress import Progress, Silent, Timings
 from termx.storage import txn
 from termx.storage.copyrows import copy_binary
 from termx.storage.loaded import LoadedIndex, load_shards
+from termx.storage.statements import run_internal
 from termx.storage.store import get_corpus
 from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION
 from termx.terms.summed import CorpusCandidates, one_shard_candidates, summed_candidates
@@ -30,9 +30,7 @@ def _candidates_stale(conn: psycopg.Connection, corpus_id: int) -> bool:
     """Whether the corpus's candidates must be (re)computed: a shard has none under the current rules, or they
     were summed over another number of shards (an --append added shards since). A corpus without shards (dropped
     meanwhile) counts as stale, so that storing fails on its missing shards with the usual one line."""
-    rows = conn.execute("SELECT c.rules, coalesce((c.params->>'shards')::integer, 1) FROM termx.shard s"
-                        " LEFT JOIN termx.candidate_set c ON c.shard_id = s.id WHERE s.corpus_id = %s",
-                        (corpus_id,)).fetchall()
+    rows = run_internal(conn, "terms.candidates_stale", corpus_id=corpus_id).fetchall()
     return not rows or any(rules != CANDIDATE_RULES or shards != len(rows) for rules, shards in rows)
 
 
@@ -41,8 +39,7 @@ def _texts(engine: Engine, index: LoadedIndex) -> list[str] | None:
     if index.unit is not Unit.word:
         return None
     with engine.connect() as conn:
-        return list(conn.execute(sa.text("SELECT text FROM termx.document WHERE corpus_id = :c AND shard_id = :s"
-                                         " ORDER BY doc_no"), {"c": index.corpus.id, "s": index.shard_id}).scalars())
+        return list(run_internal(conn, "terms.shard_texts", c=index.corpus.id, s=index.shard_id).scalars())
 
 
 def ensure_candidates(engine: Engine, corpus: str, progress: Progress | None = None,
@@ -88,17 +85,17 @@ def _store_candidates(engine: Engine, shards: Sequence[LoadedIndex], found: Corp
             txn.lock(conn, txn.LOCK_CANDIDATES, shard_id)
         if not _candidates_stale(conn, corpus.id):
             return  # another process stored them while we computed
-        conn.execute("DELETE FROM termx.candidate_set WHERE shard_id = ANY(%s)", (ids,))
+        run_internal(conn, "terms.delete_candidate_sets", ids=ids)
         counts = np.bincount(found.shard, minlength=len(shards)).tolist()
         params = json.dumps({"spaced_fraction": SPACED_FRACTION, "null_bins": NULL_BINS, "max_len": corpus.rep_cap,
                              "shards": len(shards)})
         for shard_id, count in zip(ids, counts, strict=True):
-            conn.execute("INSERT INTO termx.candidate_set (shard_id, rules, spaced, candidates, params)"
-                         " VALUES (%s, %s, %s, %s, %s)", (shard_id, CANDIDATE_RULES, found.spaced, count, params))
+            run_internal(conn, "terms.insert_candidate_set", shard_id=shard_id, rules=CANDIDATE_RULES,
+                         spaced=found.spaced, candidates=count, params=params)
         copy_binary(conn, "termx.candidate", ("shard_id", "i", "j", "len", "freq", "df", "p0", "term"),
                     ("int4", "int4", "int4", "int4", "int4", "int4[]", "float8", "text"),
                     _candidate_rows(shards, found, advance))
-        conn.execute("ANALYZE termx.candidate")
+        run_internal(conn, "terms.analyze_candidates")
 
 
 def store_reference(engine: Engine, shard_id: int, ref_id: int, rows: Sequence[Any], freq: np.ndarray,
@@ -107,16 +104,14 @@ def store_reference(engine: Engine, shard_id: int, ref_id: int, rows: Sequence[A
     process stored them first."""
     with txn.transaction(engine, "the corpus or its reference corpus") as conn:
         txn.lock(conn, txn.LOCK_CANDIDATES, shard_id)
-        if conn.execute("SELECT 1 FROM termx.reference_set WHERE shard_id = %s AND ref_corpus_id = %s",
-                        (shard_id, ref_id)).fetchone() is not None:
+        if run_internal(conn, "terms.reference_stored", shard_id=shard_id, ref_id=ref_id).fetchone() is not None:
             return  # another process stored them while we counted
-        conn.execute("INSERT INTO termx.reference_set (shard_id, ref_corpus_id) VALUES (%s, %s)",
-                     (shard_id, ref_id))
+        run_internal(conn, "terms.insert_reference_set", shard_id=shard_id, ref_id=ref_id)
         copy_binary(conn, "termx.candidate_reference", ("shard_id", "ref_corpus_id", "i", "j", "ref_freq", "ref_df"),
                     ("int4", "int4", "int4", "int4", "int4", "int4"),
                     ((shard_id, ref_id, r.i, r.j, f, d)
                      for r, f, d in zip(rows, freq.tolist(), df.tolist(), strict=True)))
-        conn.execute("ANALYZE termx.candidate_reference")
+        run_internal(conn, "terms.analyze_reference")
 
 
 def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, Any]], params: dict[str, Any],
@@ -130,14 +125,14 @@ def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, 
     info = get_corpus(engine, corpus)
     try:
         with txn.transaction(engine, f"corpus {corpus!r}") as conn:
-            old = conn.execute("SELECT id FROM termx.term_list WHERE name = %s FOR UPDATE", (name,)).fetchone()
+            old = run_internal(conn, "terms.lock_term_list", name=name).fetchone()
             if old is not None:
                 if not replace:
                     raise InputError(f"term list {name!r} already exists", "use `replace=True` to overwrite it",
                                      ("replace",))
-                conn.execute("DELETE FROM termx.term_list WHERE id = %s", (old[0],))
-            list_id = conn.execute("INSERT INTO termx.term_list (name, corpus_id, params) VALUES (%s, %s, %s)"
-                                   " RETURNING id", (name, info.id, json.dumps(params))).fetchone()[0]  # type: ignore[index]
+                run_internal(conn, "terms.delete_term_list", id=old[0])
+            list_id = run_internal(conn, "terms.insert_term_list", name=name, corpus_id=info.id,
+                                   params=json.dumps(params)).fetchone()[0]  # type: ignore[index]
             copy_binary(conn, "termx.term", ("list_id", "rank", "term", "score", "freq", "df"),
                         ("int4", "int4", "text", "float8", "int4", "int4[]"),
                         ((list_id, r["rank"], r["term"], r["score"], r["freq"], list(r["df"])) for r in rows))
