@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
+from termx.daemon.protocol import HEADER
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.launch import HEADER
 from tests.serverutil import wait_for
 
 TERMX = [sys.executable, "-m", "termx"]
