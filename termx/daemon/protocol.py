@@ -39,8 +39,23 @@ def code_signature() -> str:
     """Which termx code this is: the interpreter, the package folder and the newest modification time of its
     modules, so a daemon started before an upgrade or an edit is never used for a newer installation."""
     package = Path(__file__).resolve().parent.parent
-    newest = max(entry.stat().st_mtime_ns for entry in package.rglob("*.py"))
-    return f"{sys.executable}|{package}|{newest}"
+    return f"{sys.executable}|{package}|{newest_module_mtime(str(package))}"
+
+
+def newest_module_mtime(folder: str) -> int:
+    """The newest st_mtime_ns of the `*.py` under `folder`, as `Path.rglob("*.py")` finds them (links to
+    directories not followed), walked with os.scandir: every command pays this walk, and rglob takes 2-3 times
+    as long."""
+    newest = 0
+    pending = [folder]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+    return newest
 
 
 def peer_uid(conn: socket.socket) -> int:
