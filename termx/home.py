@@ -13,7 +13,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: 2 ms of every `termx` call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def home_path() -> Path:
