@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
+from termx.daemon.protocol import HEADER, newest_module_mtime
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.launch import HEADER
 from tests.serverutil import wait_for
 
 TERMX = [sys.executable, "-m", "termx"]
@@ -145,3 +145,17 @@ def _children(env: dict[str, str]) -> bool:
         return bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
     except OSError:
         return False
+
+
+def test_the_code_signature_sees_the_modules_rglob_sees(tmp_path: Path) -> None:
+    """The launcher's walk finds the newest `*.py` that Path.rglob finds: nested ones, not those behind a link to
+    a directory (each command pays this walk, so it is written with os.scandir)."""
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    for path, mtime in ((tmp_path / "pkg" / "a.py", 1_000), (tmp_path / "pkg" / "sub" / "b.py", 3_000),
+                        (tmp_path / "pkg" / "c.txt", 9_000), (tmp_path / "outside" / "d.py", 7_000)):
+        path.write_text("")
+        os.utime(path, ns=(mtime, mtime))
+    (tmp_path / "pkg" / "linked").symlink_to(tmp_path / "outside")
+    expected = max(entry.stat().st_mtime_ns for entry in (tmp_path / "pkg").rglob("*.py"))
+    assert newest_module_mtime(str(tmp_path / "pkg")) == expected == 3_000

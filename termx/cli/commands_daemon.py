@@ -17,9 +17,9 @@ app.add_typer(daemon_app, name="daemon", rich_help_panel=DATABASE_PANEL)
 def daemon_start(quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Start the warm process under $TERMX_HOME/daemon; every later `termx` command of this user and TERMX_HOME
     runs in a fork of it (TERMX_DAEMON=0 runs one without it)."""
-    from termx.cli import daemon
+    from termx.daemon import server
 
-    started, status = daemon.start()
+    started, status = server.start("termx.cli.warm")
     if started:
         notice(f"started the termx daemon (pid {status.pid}); `termx daemon stop` stops it")
     else:
@@ -29,9 +29,9 @@ def daemon_start(quiet: QuietOption = False, verbose: VerboseOption = False) -> 
 @daemon_app.command("stop")
 def daemon_stop(quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Stop the warm process; commands it is running go on to their end."""
-    from termx.cli import daemon
+    from termx.daemon import server
 
-    if daemon.stop():
+    if server.stop():
         notice("stopped the termx daemon")
     else:
         notice("the termx daemon is not running; nothing to stop")
@@ -40,6 +40,6 @@ def daemon_stop(quiet: QuietOption = False, verbose: VerboseOption = False) -> N
 @daemon_app.command("status")
 def daemon_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Whether the warm process runs, its pid, since when, its socket, and whether it runs this termx's code."""
-    from termx.cli import daemon
+    from termx.daemon import server
 
-    emit(render_record(daemon.status().as_row(), fmt))
+    emit(render_record(server.status().as_row(), fmt))

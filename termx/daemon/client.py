@@ -1,8 +1,8 @@
-"""The `termx` console script: hand the command to the warm command process when one runs, else run it here.
+"""Hand a `termx` command to the warm command process when one runs (termx.__main__ runs it here otherwise).
 
-`termx daemon start` keeps a process with the CLI and its libraries imported (termx.cli.daemon). This module is
-all a command loads before reaching it: the standard library only, so a look-up pays Python's start-up and one
-Unix-socket round trip instead of importing Typer, SQLAlchemy, psycopg and numpy. The process forks a child
+`termx daemon start` keeps a process with the CLI and its libraries imported (termx.daemon.server). This module
+is all a command loads before reaching it: the standard library only, so a look-up pays Python's start-up and
+one Unix-socket round trip instead of importing Typer, SQLAlchemy, psycopg and numpy. The process forks a child
 per command, which gets this process's stdin, stdout and stderr (passed over the socket), arguments,
 environment, working directory, umask and resource limits, and runs the command exactly as `termx.cli` would
 here; its exit status becomes this process's. Without a running daemon, with TERMX_DAEMON=0, for the `daemon`
@@ -22,57 +22,23 @@ import resource
 import signal
 import socket
 import stat
-import struct
 import sys
 from pathlib import Path
 
-HEADER = struct.Struct("!I")  # length of the JSON request that follows it
-STATUS = struct.Struct("!i")  # the command's exit status, the last thing the child sends
-LIMITS = ("RLIMIT_AS", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK",
-          "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_STACK")
-"""The resource limits (`ulimit`) of the caller that the daemon's child takes on."""
+from termx.daemon.protocol import (
+    HEADER,
+    LIMITS,
+    STATUS,
+    code_signature,
+    folder_problem,
+    frame,
+    peer_uid,
+    read_exactly,
+    socket_path,
+)
+
 RUN_HERE = (("daemon",), ("db", "psql"))
 """Commands never handed to the daemon: its own, and those that run an interactive program."""
-
-
-def daemon_dir() -> Path:
-    """$TERMX_HOME/daemon (TERMX_HOME defaults to ~/.termx): the socket, pid file and log of the daemon."""
-    return Path(os.environ.get("TERMX_HOME") or Path.home() / ".termx").expanduser().absolute() / "daemon"
-
-
-def socket_path() -> Path:
-    """The daemon's Unix socket."""
-    return daemon_dir() / "cli.sock"
-
-
-def code_signature() -> str:
-    """Which termx code this is: the interpreter, the package folder and the newest modification time of its
-    modules, so a daemon started before an upgrade or an edit is never used for a newer installation."""
-    package = Path(__file__).resolve().parent
-    newest = max(entry.stat().st_mtime_ns for entry in package.rglob("*.py"))
-    return f"{sys.executable}|{package}|{newest}"
-
-
-def peer_uid(conn: socket.socket) -> int:
-    """The user id of the process at the other end of a Unix socket (SO_PEERCRED), as the kernel reports it."""
-    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
-
-
-def folder_problem(folder: Path) -> str | None:
-    """Why `folder` cannot hold this user's daemon socket (None when it can): it must be a directory of this
-    user's that no one else can write, or another user could put a socket of theirs in it."""
-    try:
-        info = os.lstat(folder)
-    except OSError as exc:
-        return f"cannot check {folder} ({exc.strerror})"
-    if not stat.S_ISDIR(info.st_mode):
-        return f"{folder} is not a directory"
-    if info.st_uid != os.geteuid():
-        return f"{folder} belongs to uid {info.st_uid}, not to you"
-    if info.st_mode & 0o022:
-        return f"{folder} is writable by others (mode {stat.S_IMODE(info.st_mode):o})"
-    return None
 
 
 def _socket_problem(path: Path) -> str | None:
@@ -101,26 +67,16 @@ def _limits() -> dict[str, tuple[int, int]]:
 
 
 def _request(argv: list[str]) -> bytes:
+    """The framed request for `termx ARGV`: this process's environment, directory, umask, limits and code."""
     umask = os.umask(0)
     os.umask(umask)
     prog = "python -m termx" if sys.argv[0].endswith("__main__.py") else os.path.basename(sys.argv[0])
-    body = json.dumps({"argv": argv, "prog": prog, "env": dict(os.environ), "cwd": os.getcwd(), "umask": umask,
-                       "limits": _limits(), "code": code_signature()}).encode("utf-8", "surrogateescape")
-    return HEADER.pack(len(body)) + body
+    return frame({"argv": argv, "prog": prog, "env": dict(os.environ), "cwd": os.getcwd(), "umask": umask,
+                  "limits": _limits(), "code": code_signature()})
 
 
 def _not_used(path: Path, why: str) -> None:
     sys.stderr.write(f"termx: not using the daemon socket {path}: {why}; running this command without it\n")
-
-
-def _read_exactly(conn: socket.socket, size: int) -> bytes | None:
-    data = b""
-    while len(data) < size:
-        chunk = conn.recv(size - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
 
 
 def forward(argv: list[str]) -> int | None:
@@ -141,8 +97,8 @@ def forward(argv: list[str]) -> int | None:
             _not_used(path, f"the process listening on it runs as uid {listener}, not as you")
             return None
         socket.send_fds(conn, [_request(argv)], [0, 1, 2])
-        reply = _read_exactly(conn, HEADER.size)
-        answer = _read_exactly(conn, HEADER.unpack(reply)[0]) if reply else None
+        reply = read_exactly(conn, HEADER.size)
+        answer = read_exactly(conn, HEADER.unpack(reply)[0]) if reply else None
     except OSError:  # a stale socket (the daemon was killed) or a daemon that went away
         conn.close()
         return None
@@ -162,20 +118,10 @@ def forward(argv: list[str]) -> int | None:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # Ctrl-C and kills reach the command
         signal.signal(sig, relay)
     try:
-        status = _read_exactly(conn, STATUS.size)
+        status = read_exactly(conn, STATUS.size)
     finally:
         conn.close()
     if status is None:  # the child died without reporting (killed)
         sys.stderr.write("Error: the command's process ended without an exit status (killed?)\n")
         return 1
     return int(STATUS.unpack(status)[0])
-
-
-def main() -> None:
-    """Console-script entry point."""
-    code = forward(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
-    from termx.cli import main as run_here
-
-    run_here()
