@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from termx.errors import InputError
-from termx.index.ingest import Document, ReadReport, check_unique
+from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, check_unique
 from termx.index.options import IndexOptions
 from termx.progress import Progress
 
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
     from termx.api import Corpus
     from termx.storage.shards import Runner
+
+__all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source"]
+"""The face of a build: the database, its options and the choices they take."""
 
 Source = str | os.PathLike[str] | Document | tuple[Any, str]
 """What index() and append() take: paths (files, directories, "-" for stdin), Documents, or (id, text) pairs."""
@@ -83,6 +86,20 @@ class Database:
                progress: Progress | None = None, **options: Any) -> dict[str, Any]:
         """index(name, documents, append=True): add documents to the existing corpus as new shards."""
         return self.index(name, documents, progress=progress, **{**options, "append": True})
+
+    def sql(self, name_or_path: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The rows of an analyst query (a file in sql/ by name, or a path to a .sql file) with `params` bound, run
+        read-only, as `termx sql NAME -p key=value --format json` prints them."""
+        from termx.storage.sqlfiles import run_sql
+
+        return run_sql(self.engine, name_or_path, params)
+
+    @staticmethod
+    def queries() -> list[dict[str, Any]]:
+        """The shipped analyst queries: name, params and description (`termx sql --list`); needs no database."""
+        from termx.storage.sqlfiles import list_sql
+
+        return [q.as_row() for q in list_sql()]
 
     def drop(self, name: str) -> dict[str, int]:
         """Delete corpus `name` and everything built for it (CorpusNotFound if there is none); how many term lists,

@@ -63,6 +63,11 @@ class IndexOptions:
             raise InputError(f"`workers` {self.workers} is not between 1 and {MAX_WORKERS} (4 per core)",
                              params=("workers",))
 
+    @classmethod
+    def default(cls, field: str) -> Any:
+        """The default of `field`: what `termx index` shows for the flag of that name, taken from here."""
+        return cls.__dataclass_fields__[field].default
+
     @property
     def shard_bytes(self) -> int | None:
         """shard_size in bytes (None: one shard)."""
