@@ -13,8 +13,8 @@ from termx.cli import WORDBREAK_PANEL, app
 from termx.cli.options import DbOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
+from termx.database import InputMode
 from termx.errors import InputError
-from termx.index.ingest import InputMode
 from termx.limits import scorer_ranges
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
