@@ -102,14 +102,20 @@ class SegmentRecord(TypedDict):
 class Corpus:
     """An indexed corpus: look-ups, terms and word breaking with its statistics."""
 
-    def __init__(self, name: str, db: str | None = None) -> None:
+    def __init__(self, name: str, db: str | None = None, load: bool = False) -> None:
+        """CorpusNotFound if there is no corpus `name`; with `load`, its index is loaded now (in the one snapshot
+        that also finds the corpus: a look-up then costs no extra query)."""
         from termx.storage.db import get_engine
-        from termx.storage.store import get_corpus
 
         self.engine: Engine = get_engine(db)
-        self.info: CorpusInfo = get_corpus(self.engine, name)
         self.name = name
         self._shards: list[LoadedIndex] | None = None
+        if load:
+            self.info: CorpusInfo = self.shards[0].corpus
+        else:
+            from termx.storage.store import get_corpus
+
+            self.info = get_corpus(self.engine, name)
         self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
         self._models_lock = threading.Lock()  # `termx serve` calls model() from several threads
         self._alphabet: Alphabet | None = None

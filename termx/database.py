@@ -62,11 +62,12 @@ class Database:
 
         return [s.as_row() for s in list_shards(self.engine, name)]
 
-    def corpus(self, name: str) -> Corpus:
-        """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none)."""
+    def corpus(self, name: str, load: bool = False) -> Corpus:
+        """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none); with
+        `load`, its index is loaded now (what stats, concordance and class read)."""
         from termx.api import Corpus
 
-        corpus = Corpus(name, self.url)
+        corpus = Corpus(name, self.url, load)
         self._opened.add(corpus)
         return corpus
 

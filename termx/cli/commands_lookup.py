@@ -23,10 +23,10 @@ PatternArg = Annotated[str | None, typer.Argument(help="Pattern, read in the cor
 
 
 def _open(db: str | None, name: str) -> Corpus:
-    """The corpus `name` of the database `db` (CorpusNotFound if there is none)."""
+    """The corpus `name` of the database `db` with its index loaded (CorpusNotFound if there is none)."""
     from termx.database import Database
 
-    return Database(db).corpus(name)
+    return Database(db).corpus(name, load=True)
 
 
 @app.command(rich_help_panel=LOOKUP_PANEL)
