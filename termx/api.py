@@ -21,6 +21,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+from termx.choices import (  # the defaults, stated once (`termx` and `termx serve` use them too)
+    LEFT,
+    LIMIT,
+    RIGHT,
+    TERMS_MAX_LEN,
+    TERMS_MIN_DF,
+    TERMS_MIN_LEN,
+    TERMS_RANK,
+    TERMS_TOP,
+)
 from termx.errors import ForeignInput, InputError
 from termx.records import jsonable
 
@@ -40,24 +50,6 @@ _ModelKey = tuple[int, tuple[tuple[str, float], ...]]
 """max_len and the params of a segmentation model."""
 MODELS_IN_MEMORY = 3
 """Segmentation models a Corpus keeps in memory (the least recently used goes first): tens of MB each."""
-
-# The defaults of the look-ups and of terms, stated once: the methods below, `termx` and `termx serve` use them.
-LEFT = 10
-"""Tokens of left context in a concordance line."""
-RIGHT = 40
-"""Tokens of right context in a concordance line."""
-LIMIT = 100
-"""Concordance lines, or class members, returned (None: all)."""
-TERMS_RANK = "adaptation"
-"""The ranking of terms() (termx.choices.Ranking)."""
-TERMS_TOP = 100
-"""Terms returned."""
-TERMS_MIN_DF = 3
-"""Fewest documents (df_1) a term candidate is in."""
-TERMS_MIN_LEN = 2
-"""Shortest term candidate, in tokens."""
-TERMS_MAX_LEN = 40
-"""Longest term candidate, in tokens."""
 
 
 class StatsRecord(TypedDict):

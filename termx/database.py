@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from termx.errors import InputError
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, check_unique
 from termx.index.options import IndexOptions
-from termx.progress import Progress
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from termx.api import Corpus
+    from termx.progress import Progress
     from termx.storage.shards import Runner
 
 __all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source"]

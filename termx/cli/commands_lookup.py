@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.cells import cell_len
 
-from termx.api import LEFT, LIMIT, RIGHT
+from termx.choices import LEFT, LIMIT, RIGHT
 from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows

@@ -6,8 +6,7 @@ from typing import Annotated
 
 import typer
 
-from termx.api import TERMS_MAX_LEN, TERMS_MIN_DF, TERMS_MIN_LEN, TERMS_RANK, TERMS_TOP
-from termx.choices import Ranking
+from termx.choices import TERMS_MAX_LEN, TERMS_MIN_DF, TERMS_MIN_LEN, TERMS_RANK, TERMS_TOP, Ranking
 from termx.cli import TERMS_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from termx.api import (
+from termx.api import Corpus
+from termx.choices import (
     LEFT,
     LIMIT,
     RIGHT,
@@ -30,9 +31,8 @@ from termx.api import (
     TERMS_MIN_LEN,
     TERMS_RANK,
     TERMS_TOP,
-    Corpus,
+    Ranking,
 )
-from termx.choices import Ranking
 from termx.errors import CorpusNotFound, DatabaseUnavailable, TermxError
 from termx.limits import HTTP, MAX_LEN
 
