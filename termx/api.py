@@ -17,11 +17,21 @@ import itertools
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from termx.errors import InputError
+from termx.choices import (  # the defaults, stated once (`termx` and `termx serve` use them too)
+    LEFT,
+    LIMIT,
+    RIGHT,
+    TERMS_MAX_LEN,
+    TERMS_MIN_DF,
+    TERMS_MIN_LEN,
+    TERMS_RANK,
+    TERMS_TOP,
+)
+from termx.errors import ForeignInput, InputError
 from termx.records import jsonable
 
 if TYPE_CHECKING:
@@ -84,14 +94,20 @@ class SegmentRecord(TypedDict):
 class Corpus:
     """An indexed corpus: look-ups, terms and word breaking with its statistics."""
 
-    def __init__(self, name: str, db: str | None = None) -> None:
+    def __init__(self, name: str, db: str | None = None, load: bool = False) -> None:
+        """CorpusNotFound if there is no corpus `name`; with `load`, its index is loaded now (in the one snapshot
+        that also finds the corpus: a look-up then costs no extra query)."""
         from termx.storage.db import get_engine
-        from termx.storage.store import get_corpus
 
         self.engine: Engine = get_engine(db)
-        self.info: CorpusInfo = get_corpus(self.engine, name)
         self.name = name
         self._shards: list[LoadedIndex] | None = None
+        if load:
+            self.info: CorpusInfo = self.shards[0].corpus
+        else:
+            from termx.storage.store import get_corpus
+
+            self.info = get_corpus(self.engine, name)
         self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
         self._models_lock = threading.Lock()  # `termx serve` calls model() from several threads
         self._alphabet: Alphabet | None = None
@@ -131,34 +147,79 @@ class Corpus:
         for record in stats_each(self.shards, [patterns] if isinstance(patterns, str) else patterns):
             yield jsonable(record)
 
-    def concordance(self, pattern: str, left: int = 10, right: int = 40,
-                    limit: int | None = 100) -> list[ConcordanceRecord]:
+    def iter_dist(self, patterns: Iterable[str] | str) -> Iterator[dict[str, Any]]:
+        """Each pattern's document-count distribution, lazily (`termx stats --dist --format json`): Pr(k) for
+        k = 0..K-1, the tail Pr(k >= K), mean, variance, entropy and the Poisson / negative binomial / Katz fits
+        (docs/adaptation.md); a bad pattern gets an error record, as in iter_stats()."""
+        from termx.lookup import error_record
+        from termx.studies.distribution import DIST_FIELDS, dist_row
+
+        n_docs = sum(s.n_docs for s in self.shards)
+        for r in self.iter_stats(patterns):
+            yield jsonable(error_record(DIST_FIELDS, r["pattern"], r["error"]) if "error" in r else
+                           dist_row(r["pattern"], r["freq"], r["df"], n_docs))
+
+    def concordance(self, pattern: str, left: int = LEFT, right: int = RIGHT,
+                    limit: int | None = LIMIT) -> list[ConcordanceRecord]:
         """KWIC lines of the pattern's occurrences (suffix-array order; several shards: document order), at
         most `limit` (None: all)."""
         from termx.lookup import concordance
 
         return jsonable(concordance(self.shards, pattern, left, right, limit))  # type: ignore[no-any-return]
 
-    def classes(self, pattern: str, members: bool = False, limit: int | None = 100) -> list[dict[str, Any]]:
+    def iter_concordance(self, patterns: Iterable[str], left: int = LEFT, right: int = RIGHT,
+                         limit: int | None = LIMIT) -> Iterator[dict[str, Any]]:
+        """concordance() of each pattern, lazily: its lines, each with its "pattern" (`termx concordance --patterns
+        FILE --format jsonl`); a bad pattern gets an error record, as in iter_stats()."""
+        from termx.lookup import concordance_each
+
+        for record in concordance_each(self.shards, patterns, left, right, limit):
+            yield jsonable(record)
+
+    def occurrences(self, pattern: str) -> int:
+        """How often the pattern occurs (summed over the shards)."""
+        from termx.lookup import find_in_shards
+
+        return find_in_shards(self.shards, pattern)[0]
+
+    def classes(self, pattern: str, members: bool = False, limit: int | None = LIMIT) -> list[dict[str, Any]]:
         """The class holding the pattern in each shard where it occurs (one record on a one-shard corpus, as
         `termx class --format json`); with `members`, each with its members shortest first (at most `limit`)."""
         from termx.lookup import class_listing
 
         return jsonable(class_listing(self.shards, pattern, members, limit))  # type: ignore[no-any-return]
 
-    def class_of(self, pattern: str, members: bool = False, limit: int | None = 100) -> dict[str, Any]:
+    def class_of(self, pattern: str, members: bool = False, limit: int | None = LIMIT) -> dict[str, Any]:
         """The class holding the pattern in a one-shard corpus (a class exists per shard: `classes` for several)."""
         from termx.lookup import class_listing
 
         return jsonable(class_listing(self.index, pattern, members, limit)[0])  # type: ignore[no-any-return]
 
-    def terms(self, rank: str = "adaptation", top: int = 100, min_df: int = 3, min_len: int = 2, max_len: int = 40,
-              reference: str | None = None) -> list[dict[str, Any]]:
-        """The top terms by `rank` (adaptation, poisson, ridf, specificity with `reference`, freq, df)."""
-        from termx.terms import extract_terms
+    def iter_classes(self, patterns: Iterable[str], members: bool = False,
+                     limit: int | None = LIMIT) -> Iterator[dict[str, Any]]:
+        """classes() of each pattern, lazily (`termx class --patterns FILE --format jsonl`); a bad pattern gets an
+        error record, as in iter_stats()."""
+        from termx.lookup import class_each
 
-        return jsonable(extract_terms(self.engine, self.name, rank, top, min_df, min_len, max_len,  # type: ignore[no-any-return]
-                                      reference=reference))
+        for record in class_each(self.shards, patterns, members, limit):
+            yield jsonable(record)
+
+    def terms(self, rank: str = TERMS_RANK, top: int = TERMS_TOP, min_df: int = TERMS_MIN_DF,
+              min_len: int = TERMS_MIN_LEN, max_len: int = TERMS_MAX_LEN, reference: str | None = None, *,
+              save: str | None = None, replace: bool = False, progress: Progress | None = None) -> list[dict[str, Any]]:
+        """The top terms by `rank` (adaptation, poisson, ridf, specificity with `reference`, freq, df). With `save`,
+        also stored as term list `save` (termx.term_list, its rows in termx.term; `replace` overwrites one)."""
+        from termx.terms import extract_terms, save_terms
+
+        rows = extract_terms(self.engine, self.name, rank, top, min_df, min_len, max_len, progress,
+                             reference=reference)
+        if save:
+            params: dict[str, Any] = {"rank": str(getattr(rank, "value", rank)), "top": top, "min_df": min_df,
+                                      "min_len": min_len, "max_len": max_len}
+            if reference is not None:
+                params["reference"] = reference
+            save_terms(self.engine, save, self.name, rows, params, replace)
+        return jsonable(rows)  # type: ignore[no-any-return]
 
     def model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
               store: bool = True) -> CompactModel:
@@ -215,23 +276,44 @@ class Corpus:
     def _check_alphabet(self, lines: list[str]) -> None:
         """warnings.warn a ForeignInput when most characters of these lines never occur in the corpus (before a
         model is trained for them)."""
+        notice = self.foreign_notice(lines)
+        if notice is not None:
+            warnings.warn(notice, stacklevel=3)
+
+    def foreign_notice(self, lines: Sequence[str]) -> ForeignInput | None:
+        """A ForeignInput notice when most characters of these lines never occur in the corpus, else None."""
         if self._alphabet is None:
             from termx.wordbreak.alphabet import Alphabet
 
             self._alphabet = Alphabet(self.engine, self.info)
-        notice = self._alphabet.notice(lines)
-        if notice is not None:
-            warnings.warn(notice, stacklevel=3)
+        return self._alphabet.notice(lines)
+
+    def word_breaker(self, scorer: str = "branching", max_len: int | None = None,
+                     params: Mapping[str, float] | None = None,
+                     progress: Progress | None = None) -> tuple[Callable[[list[str]], list[list[str]]], int | None]:
+        """lines -> their words with `scorer` (branching: the corpus's stored model, trained and stored on first
+        use; adaptation, poisson, freq: a score table over the loaded index), and the n-grams of a model this call
+        trained (None when it was found, or for a table scorer). `params`: checked by scorer_params()."""
+        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, Scorer
+
+        size = DEFAULT_MAX_LEN if max_len is None else max_len
+        options = dict(params or {})
+        if Scorer(scorer) is Scorer.branching:
+            from termx.wordbreak.stored import segment_model
+
+            model, source = segment_model(self.engine, self.name, size, options, progress)
+            return model.segment_lines, model.nodes if source == "trained" else None
+        from termx.wordbreak.merged import corpus_index
+        from termx.wordbreak.segmenter import Segmenter
+
+        segmenter = Segmenter(corpus_index(self.engine, self.name), Scorer(scorer), size, options, progress)
+        return segmenter.segment_lines, None
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
                         params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[SegmentRecord]:
         """segment() as the records `termx segment --format json` prints."""
-        from termx.wordbreak.lines import segment_record
-
         first, second = itertools.tee(lines)
-        words_of = self.segment(second, batch, max_len, params, store)
-        for n, (line, words) in enumerate(zip(first, words_of, strict=True), 1):
-            yield segment_record(n, line, words)  # type: ignore[misc]
+        yield from segment_records(first, self.segment(second, batch, max_len, params, store))
 
     def jdf(self, x: str, ys: Iterable[str] | str, method: str = "exact") -> list[dict[str, Any]]:
         """Joint document frequency of `x` with each of `ys` (one string or an iterable), as `termx jdf CORPUS X
@@ -295,6 +377,34 @@ class Corpus:
 
     def __repr__(self) -> str:
         return f"Corpus({self.name!r}, unit={self.info.unit!r}, documents={self.info.documents})"
+
+
+def segment_records(lines: Iterable[str], words: Iterable[list[str]], first: int = 1) -> Iterator[SegmentRecord]:
+    """The records of lines and their words, numbered from `first`, as `termx segment --format json` prints them."""
+    from termx.wordbreak.lines import segment_record
+
+    for n, (line, of_line) in enumerate(zip(lines, words, strict=True), first):
+        yield segment_record(n, line, of_line)  # type: ignore[misc]
+
+
+def scorer_params(scorer: str, params: Mapping[str, float]) -> dict[str, float]:
+    """The parameters of segmentation `scorer` (branching, adaptation, poisson, freq): its defaults overridden by
+    `params` (InputError names a bad key or value; termx.limits gives the ranges)."""
+    from termx.wordbreak.segmenter import Scorer
+    from termx.wordbreak.segmenter import scorer_params as checked
+
+    return checked(Scorer(scorer), params)
+
+
+def record_fields(command: str) -> tuple[str, ...]:
+    """The fields of the records of `command` (stats, dist, class or concordance), in the order the CLI shows them."""
+    if command == "dist":
+        from termx.studies.distribution import DIST_FIELDS
+
+        return DIST_FIELDS
+    from termx.lookup import CLASS_FIELDS, CONCORDANCE_FIELDS, STATS_FIELDS
+
+    return {"stats": STATS_FIELDS, "class": CLASS_FIELDS, "concordance": CONCORDANCE_FIELDS}[command]
 
 
 def open(name: str, db: str | None = None) -> Corpus:  # noqa: A001 - termx.open, like io.open

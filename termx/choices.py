@@ -46,3 +46,22 @@ class Condition(str, Enum):
 
     alnum = "alnum"
     raw = "raw"
+
+
+# The defaults of the look-ups and of terms (termx.api.Corpus), stated once: `termx` and `termx serve` use them.
+LEFT = 10
+"""Tokens of left context in a concordance line."""
+RIGHT = 40
+"""Tokens of right context in a concordance line."""
+LIMIT = 100
+"""Concordance lines, or class members, returned (None: all)."""
+TERMS_RANK = "adaptation"
+"""The ranking of terms() (a Ranking value)."""
+TERMS_TOP = 100
+"""Terms returned."""
+TERMS_MIN_DF = 3
+"""Fewest documents (df_1) a term candidate is in."""
+TERMS_MIN_LEN = 2
+"""Shortest term candidate, in tokens."""
+TERMS_MAX_LEN = 40
+"""Longest term candidate, in tokens."""

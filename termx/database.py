@@ -14,20 +14,23 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from termx.errors import InputError
-from termx.index.ingest import Document, ReadReport, check_unique
+from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, check_unique
 from termx.index.options import IndexOptions
-from termx.progress import Progress
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from termx.api import Corpus
+    from termx.progress import Progress
     from termx.storage.shards import Runner
+
+__all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source"]
+"""The face of a build: the database, its options and the choices they take."""
 
 Source = str | os.PathLike[str] | Document | tuple[Any, str]
 """What index() and append() take: paths (files, directories, "-" for stdin), Documents, or (id, text) pairs."""
@@ -59,11 +62,12 @@ class Database:
 
         return [s.as_row() for s in list_shards(self.engine, name)]
 
-    def corpus(self, name: str) -> Corpus:
-        """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none)."""
+    def corpus(self, name: str, load: bool = False) -> Corpus:
+        """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none); with
+        `load`, its index is loaded now (what stats, concordance and class read)."""
         from termx.api import Corpus
 
-        corpus = Corpus(name, self.url)
+        corpus = Corpus(name, self.url, load)
         self._opened.add(corpus)
         return corpus
 
@@ -83,6 +87,20 @@ class Database:
                progress: Progress | None = None, **options: Any) -> dict[str, Any]:
         """index(name, documents, append=True): add documents to the existing corpus as new shards."""
         return self.index(name, documents, progress=progress, **{**options, "append": True})
+
+    def sql(self, name_or_path: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The rows of an analyst query (a file in sql/ by name, or a path to a .sql file) with `params` bound, run
+        read-only, as `termx sql NAME -p key=value --format json` prints them."""
+        from termx.storage.sqlfiles import run_sql
+
+        return run_sql(self.engine, name_or_path, params)
+
+    @staticmethod
+    def queries() -> list[dict[str, Any]]:
+        """The shipped analyst queries: name, params and description (`termx sql --list`); needs no database."""
+        from termx.storage.sqlfiles import list_sql
+
+        return [q.as_row() for q in list_sql()]
 
     def drop(self, name: str) -> dict[str, int]:
         """Delete corpus `name` and everything built for it (CorpusNotFound if there is none); how many term lists,

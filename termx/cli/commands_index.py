@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from termx.choices import DEFAULT_MAX_K, Unit
+from termx.choices import Unit
 from termx.cli import INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json
 from termx.cli.progress import RichProgress
-from termx.index.ingest import InputMode, OnInvalid
+from termx.database import IndexOptions, InputMode, OnInvalid
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -40,35 +40,42 @@ def index(
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name of the corpus to create.")],
     unit: Annotated[Unit, typer.Option(help="Token unit: byte (UTF-8 bytes), char (code points, for Japanese/"
                                             "Chinese) or word (regex \\w+ runs and single punctuation marks; "
-                                            "white space separates, case kept).")] = Unit.byte,
-    max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Compute df_1..df_K.")] = DEFAULT_MAX_K,
+                                            "white space separates, case kept).")] = IndexOptions.default("unit"),
+    max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Compute df_1..df_K.")]
+    = IndexOptions.default("max_k"),
     input_mode: Annotated[InputMode, typer.Option("--input", help="auto: .jsonl/.ndjson files are JSON lines "
                                                   "({\"text\", \"id\"?, \"title\"?}), .json files a JSON array "
                                                   "of such objects (json), other files one document each (x.jsonl.gz "
                                                   "counts as .jsonl); lines: one document per line; paragraphs: one "
                                                   "document per blank-line separated paragraph (term "
-                                                  "extraction on long files: docs/terms.md).")] = InputMode.auto,
+                                                  "extraction on long files: docs/terms.md).")]
+    = IndexOptions.default("input"),
     invalid: Annotated[OnInvalid, typer.Option("--invalid", help="Invalid UTF-8: reject (error with file and "
-                                               "byte offset) or replace with U+FFFD and count.")] = OnInvalid.reject,
-    replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")] = False,
+                                               "byte offset) or replace with U+FFFD and count.")]
+    = IndexOptions.default("invalid"),
+    replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing corpus atomically.")]
+    = IndexOptions.default("replace"),
     sketches: Annotated[bool, typer.Option("--sketches", help="Also store bottom-k MinHash sketches (k=256, "
                                            "classes with df_1 >= 20) for termx jdf --sketch and termx related "
-                                           "(same as termx sketch afterwards).")] = False,
+                                           "(same as termx sketch afterwards).")] = IndexOptions.default("sketches"),
     fold_case: Annotated[bool, typer.Option("--fold-case", help="Index the text lower-cased (every character "
                                             "whose lower case has the same length; offsets stay the original's); "
                                             "look-ups then fold their patterns too, so stats are "
-                                            "case-insensitive. Concordance lines show the folded text.")] = False,
+                                            "case-insensitive. Concordance lines show the folded text.")]
+    = IndexOptions.default("fold_case"),
     append: Annotated[bool, typer.Option("--append", help="Add the documents to an existing corpus as new "
                                          "shard(s), in one transaction; nothing is rebuilt. Its unit and max-k "
-                                         "apply; document names must be new.")] = False,
+                                         "apply; document names must be new.")] = IndexOptions.default("append"),
     shard_size: Annotated[str, typer.Option("--shard-size", help="Cut the input into shards of at most this "
                                             "much UTF-8 text, by whole documents in input order (kB, MB, GB: "
-                                            "powers of 1000; a larger document is a shard of its own).")] = "64MB",
+                                            "powers of 1000; a larger document is a shard of its own).")]
+    = IndexOptions.default("shard_size"),
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes that build and "
-                                                   "store shards in parallel [default: the cores].")] = None,
+                                                   "store shards in parallel [default: the cores].")]
+    = IndexOptions.default("workers"),
     dask: Annotated[str | None, typer.Option("--dask", help="Build the shards as tasks on this Dask "
                                                 "scheduler (tcp://HOST:8786; needs termx[dask]); each worker "
-                                                "needs termx and the database.")] = None,
+                                                "needs termx and the database.")] = IndexOptions.default("dask"),
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Annotated, Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.cells import cell_len
 
+from termx.choices import LEFT, LIMIT, RIGHT
 from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import PatternsOption, RecordWriter, pattern_source
+
+if TYPE_CHECKING:
+    from termx.api import Corpus
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
 PatternArg = Annotated[str | None, typer.Argument(help="Pattern, read in the corpus's unit (word corpora: split "
                                                       "like the indexer splits); or --patterns.")]
 
 
-def _load_shards(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
-    from termx.storage.db import get_engine
-    from termx.storage.loaded import load_shards
+def _open(db: str | None, name: str) -> Corpus:
+    """The corpus `name` of the database `db` with its index loaded (CorpusNotFound if there is none)."""
+    from termx.database import Database
 
-    return load_shards(get_engine(db), corpus)
+    return Database(db).corpus(name, load=True)
 
 
 @app.command(rich_help_panel=LOOKUP_PANEL)
@@ -45,20 +49,12 @@ def stats(
     (empty in the table; JSON lists them per shard under "shards"). A bad pattern (empty, longer than every
     document) does not stop the others: its error names it and its position (json: its record's "error";
     table/csv/tsv: a line on stderr), and the exit status is 1."""
-    from termx.lookup import STATS_FIELDS, error_record, stats_each
+    from termx.api import record_fields
 
     source = pattern_source(patterns or [], patterns_file)
-    shards = _load_shards(db, corpus)
-    records: Iterable[dict[str, Any]] = stats_each(shards, source)
-    fields: Sequence[str] = STATS_FIELDS
-    if dist:
-        from termx.studies.distribution import DIST_FIELDS, dist_row
-
-        n_docs = sum(s.n_docs for s in shards)
-        records = (error_record(DIST_FIELDS, r["pattern"], r["error"]) if "error" in r else
-                   dist_row(r["pattern"], r["freq"], r["df"], n_docs) for r in records)
-        fields = DIST_FIELDS
-    writer = RecordWriter(fmt, fields)
+    opened = _open(db, corpus)
+    records: Iterable[Any] = opened.iter_dist(source) if dist else opened.iter_stats(source)
+    writer = RecordWriter(fmt, record_fields("dist" if dist else "stats"))
     writer.write(records)
     writer.end()
 
@@ -81,9 +77,9 @@ def concordance(
     corpus: CorpusArg,
     pattern: PatternArg = None,
     patterns_file: PatternsOption = None,
-    left: Annotated[int, typer.Option("--left", "-l", min=0, help="Tokens of left context.")] = 10,
-    right: Annotated[int, typer.Option("--right", "-r", min=0, help="Tokens of right context.")] = 40,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Lines to show (a pattern); 0 = all.")] = 100,
+    left: Annotated[int, typer.Option("--left", "-l", min=0, help="Tokens of left context.")] = LEFT,
+    right: Annotated[int, typer.Option("--right", "-r", min=0, help="Tokens of right context.")] = RIGHT,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Lines to show (a pattern); 0 = all.")] = LIMIT,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
@@ -95,24 +91,23 @@ def concordance(
     Contexts and offsets count tokens of the corpus's unit (bytes, characters or words from the document's
     start); the table view shows newlines as ⏎. With --patterns, each line also says its "pattern", and a bad
     pattern gets an error record (as in termx stats)."""
-    from termx.lookup import CONCORDANCE_FIELDS, concordance_each, find_in_shards
-    from termx.lookup import concordance as lookup_concordance
+    from termx.api import record_fields
 
     source = pattern_source([pattern] if pattern is not None else [], patterns_file)
-    shards = _load_shards(db, corpus)
-    joiner = " " if shards[0].unit.value == "word" else ""
-    fields = [*CONCORDANCE_FIELDS, "shard_no"] if len(shards) > 1 else list(CONCORDANCE_FIELDS)
+    opened = _open(db, corpus)
+    joiner = " " if opened.info.unit == "word" else ""
+    fields = [*record_fields("concordance"), *(["shard_no"] if len(opened.shards) > 1 else [])]
     if patterns_file is not None:
         writer = RecordWriter(fmt, ["pattern", *fields], lambda rows: _kwic(rows, joiner))
-        writer.write(concordance_each(shards, source, left, right, limit or None))
+        writer.write(opened.iter_concordance(source, left, right, limit or None))
         writer.end()
         return
     assert pattern is not None
-    rows = lookup_concordance(shards, pattern, left, right, limit or None)
+    rows: list[dict[str, Any]] = opened.concordance(pattern, left, right, limit or None)  # type: ignore[assignment]
     shown = visible_rows(rows, fmt)
     emit(_kwic(shown, joiner) if fmt is Format.table else render(shown, fmt, fields))
     if not quiet:
-        total = find_in_shards(shards, pattern)[0]
+        total = opened.occurrences(pattern)
         more = " (--limit 0 shows all)" if len(rows) < total else ""
         typer.echo(f"{len(rows)} of {total} occurrences{more}", err=True)
 
@@ -143,7 +138,7 @@ def class_(
     members: Annotated[bool, typer.Option("--members", "-m", help="Also list every member: the prefixes of "
                                           "the longest member with length in (LBL, SIL].")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=0, help="Members to list, shortest first; "
-                                       "0 = all.")] = 100,
+                                       "0 = all.")] = LIMIT,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
@@ -155,14 +150,14 @@ def class_(
     exists per shard only: on a corpus of several shards, one class per shard where the pattern occurs (shard_no),
     and member rows say their shard. With --patterns, one class (per shard) for each pattern, member rows say
     their pattern, and a bad pattern gets an error record (as in termx stats)."""
-    from termx.lookup import CLASS_FIELDS, class_each, class_listing
+    from termx.api import record_fields
 
     source = pattern_source([pattern] if pattern is not None else [], patterns_file)
-    shards = _load_shards(db, corpus)
-    tag = len(shards) > 1
-    fields = ["shard_no", *CLASS_FIELDS] if tag else list(CLASS_FIELDS)
+    opened = _open(db, corpus)
+    tag = len(opened.shards) > 1
+    fields = [*(["shard_no"] if tag else []), *record_fields("class")]
     if patterns_file is not None:
-        records: Iterable[dict[str, Any]] = class_each(shards, source, members, limit or None)
+        records: Iterable[dict[str, Any]] = opened.iter_classes(source, members, limit or None)
         if members and fmt is not Format.json:  # a row per member, as without --patterns
             records = _per_member(records, tag)
             fields = ["pattern", "shard_no", "length", "member"] if tag else ["pattern", "length", "member"]
@@ -171,7 +166,7 @@ def class_(
         writer.end()
         return
     assert pattern is not None
-    infos = class_listing(shards, pattern, members, limit or None)
+    infos = opened.classes(pattern, members, limit or None)
     if not members:
         emit(render(visible_rows(infos, fmt), fmt, fields))
         return
@@ -215,15 +210,13 @@ def sql_command(
     verbose: VerboseOption = False,
 ) -> None:
     """Run an analyst query from sql/ (the same files psql users read) and format its rows."""
-    from termx.storage.sqlfiles import list_sql, run_sql
+    from termx.database import Database
 
     if list_:
-        emit(render([q.as_row() for q in list_sql()], fmt, ["name", "params", "description"]))
+        emit(render(Database.queries(), fmt, ["name", "params", "description"]))
         return
     if name is None:
         raise typer.BadParameter("give a query name or file, or --list", param_hint="NAME")
     values = _params(param or [])
-    from termx.storage.db import get_engine
-
-    rows = run_sql(get_engine(db), name, values)
+    rows = Database(db).sql(name, values)
     emit(render(visible_rows(rows[:limit] if limit else rows, fmt), fmt))

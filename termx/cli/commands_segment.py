@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,8 +13,8 @@ from termx.cli import WORDBREAK_PANEL, app
 from termx.cli.options import DbOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress import RichProgress
+from termx.database import InputMode
 from termx.errors import InputError
-from termx.index.ingest import InputMode
 from termx.limits import scorer_ranges
 
 MaxLenOption = Annotated[int, typer.Option("--max-len", min=1, max=256,
@@ -33,7 +32,7 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
 
 def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[str, float]]:
     """--param values per scorer; a bare NAME goes to every chosen scorer that has it."""
-    from termx.wordbreak import scorer_params
+    from termx.api import scorer_params
 
     out: dict[str, dict[str, float]] = {s.value: {} for s in scorers}
     for spec in specs or []:
@@ -46,14 +45,14 @@ def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[s
             raise InputError(f"bad --param {spec!r}", "write NAME=NUMBER or SCORER.NAME=NUMBER")
         owner, dot, name = key.rpartition(".")
         targets = [s for s in scorers if s.value == owner] if dot else \
-            [s for s in scorers if name in scorer_params(s, {})]
+            [s for s in scorers if name in scorer_params(s.value, {})]
         if not targets:
             raise InputError(f"no chosen scorer takes --param {key!r}",
-                             "; ".join(f"{s.value}: {', '.join(scorer_params(s, {}))}" for s in scorers))
+                             "; ".join(f"{s.value}: {', '.join(scorer_params(s.value, {}))}" for s in scorers))
         for s in targets:
             out[s.value][name] = value
     for s in scorers:
-        scorer_params(s, out[s.value])
+        scorer_params(s.value, out[s.value])
     return out
 
 
@@ -94,52 +93,28 @@ def segment(
 
     Streams: input is read as it arrives and each batch of lines is answered and flushed, so it works in a
     pipe (`producer | termx segment CORPUS - | consumer`)."""
+    from termx.api import segment_records
+    from termx.database import Database
     from termx.lines import stream_lines
-    from termx.storage.db import get_engine
-    from termx.wordbreak.lines import segment_record
 
     options = _options(param, [scorer])[scorer.value]
-    batches = _warn_if_foreign(get_engine(db), corpus, stream_lines(source))
-    with RichProgress(enabled=not quiet) as progress:
-        segment_lines = _segmenter(get_engine(db), corpus, scorer, max_len, options, progress, quiet)
-    writer = LinesWriter(fmt)
-    for lines in batches:
-        first = writer.written + 1
-        emit_raw(writer.batch([segment_record(n, line, words) for n, (line, words)
-                               in enumerate(zip(lines, segment_lines(lines), strict=True), first)]))
-    emit_raw(writer.end())
-
-
-def _warn_if_foreign(engine: Any, corpus: str, batches: Iterator[list[str]]) -> Iterator[list[str]]:
-    """The batches as they are, after a warning on stderr when most characters of the first one never occur in the
-    corpus (checked before a model is trained for text it cannot break)."""
-    from termx.storage.store import get_corpus
-    from termx.wordbreak.alphabet import Alphabet
-
-    first = next(batches, [])
-    notice = Alphabet(engine, get_corpus(engine, corpus)).notice(first)
+    database = Database(db)
+    batches = stream_lines(source)
+    first = next(batches, [])  # read before the corpus is looked up: a missing FILE is the first error
+    opened = database.corpus(corpus)
+    notice = opened.foreign_notice(first)  # before a model is trained for text it cannot break
     if notice is not None:
         typer.echo(f"Warning: {notice}", err=True)
-    return itertools.chain([first], batches)
-
-
-def _segmenter(engine: Any, corpus: str, scorer: Scorer, max_len: int, options: dict[str, float],
-               progress: RichProgress, quiet: bool) -> Callable[[list[str]], list[list[str]]]:
-    """lines -> words: the corpus's stored branching model (trained and stored on first use), or a table scorer
-    over the loaded index."""
-    if scorer is Scorer.branching:
-        from termx.wordbreak.stored import segment_model
-
-        model, source = segment_model(engine, corpus, max_len, options, progress)
-        if source == "trained" and not quiet:
-            typer.echo(f"trained the branching model of {corpus!r} and stored it with the corpus "
-                       f"({model.nodes:,} n-grams); later calls load it", err=True)
-        return model.segment_lines
-    from termx.wordbreak import Segmenter
-    from termx.wordbreak.merged import corpus_index
-
-    return Segmenter(corpus_index(engine, corpus), scorer, max_len, options, progress).segment_lines
-
+    with RichProgress(enabled=not quiet) as progress:
+        segment_lines, trained = opened.word_breaker(scorer.value, max_len, options, progress)
+    if trained is not None and not quiet:
+        typer.echo(f"trained the branching model of {corpus!r} and stored it with the corpus "
+                   f"({trained:,} n-grams); later calls load it", err=True)
+    writer = LinesWriter(fmt)
+    for lines in itertools.chain([first], batches):
+        records: list[dict[str, Any]] = list(segment_records(lines, segment_lines(lines), writer.written + 1))  # type: ignore[arg-type]
+        emit_raw(writer.batch(records))
+    emit_raw(writer.end())
 
 
 @app.command(rich_help_panel=WORDBREAK_PANEL)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from termx.choices import Ranking
+from termx.choices import TERMS_MAX_LEN, TERMS_MIN_DF, TERMS_MIN_LEN, TERMS_RANK, TERMS_TOP, Ranking
 from termx.cli import TERMS_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render
@@ -22,19 +22,19 @@ ALL = 2**31 - 1  # --limit 0: the ranking queries take an integer LIMIT
 def terms(
     corpus: Annotated[str, typer.Argument(help="Corpus to extract terms from.")],
     limit: Annotated[int, typer.Option("--limit", "-n", "--top", min=0, help="How many terms to show; 0 = all "
-                                       "(--top is the old name).")] = 100,
+                                       "(--top is the old name).")] = TERMS_TOP,
     rank: Annotated[Ranking, typer.Option("--rank", help="adaptation: (df_2+0.5)/(df_1+1); poisson: signed G2 "
                                           "of df_2 against a length-aware Poisson null; ridf: residual IDF; "
                                           "specificity: weirdness against --reference x ln freq; "
-                                          "freq, df: the baselines.")] = Ranking.adaptation,
+                                          "freq, df: the baselines.")] = Ranking(TERMS_RANK),
     reference: Annotated[str | None, typer.Option("--reference", help="With --rank specificity: an indexed "
                                                   "corpus of general text in the same unit to compare "
                                                   "with.")] = None,
     min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep candidates in at least this many "
-                                        "documents (df_1).")] = 3,
+                                        "documents (df_1).")] = TERMS_MIN_DF,
     min_len: Annotated[int, typer.Option("--min-len", min=1, help="Shortest candidate, in tokens (bytes, "
-                                         "characters or words; use 1 for single words).")] = 2,
-    max_len: Annotated[int, typer.Option("--max-len", min=1, help="Longest candidate, in tokens.")] = 40,
+                                         "characters or words; use 1 for single words).")] = TERMS_MIN_LEN,
+    max_len: Annotated[int, typer.Option("--max-len", min=1, help="Longest candidate, in tokens.")] = TERMS_MAX_LEN,
     fmt: FormatOption = Format.table,
     save: Annotated[str | None, typer.Option("--save", help="Also store the list in PostgreSQL as "
                                              "termx.term_list NAME with its rows in termx.term.")] = None,
@@ -49,18 +49,12 @@ def terms(
     The first run on a corpus computes its candidates and stores them in termx.candidate (and, with
     --reference, their counts in the reference corpus in termx.candidate_reference).
     """
-    from termx.storage.db import get_engine
-    from termx.terms import extract_terms, save_terms
+    from termx.database import Database
 
-    engine = get_engine(db)
-    limit = limit or ALL
+    opened = Database(db).corpus(corpus)
     with RichProgress(enabled=not quiet) as progress:
-        rows = extract_terms(engine, corpus, rank, limit, min_df, min_len, max_len, progress, reference=reference)
-    if save:
-        params = {"rank": rank.value, "top": limit, "min_df": min_df, "min_len": min_len, "max_len": max_len}
-        if reference is not None:
-            params["reference"] = reference
-        save_terms(engine, save, corpus, rows, params, replace)
-        if not quiet:
-            typer.echo(f"saved {len(rows)} terms as term list {save!r}", err=True)
+        rows = opened.terms(rank, limit or ALL, min_df, min_len, max_len, reference, save=save, replace=replace,
+                            progress=progress)
+    if save and not quiet:
+        typer.echo(f"saved {len(rows)} terms as term list {save!r}", err=True)
     emit(render(rows, fmt, COLUMNS.get(fmt, REFERENCE_COLUMNS if reference is not None else TABLE_COLUMNS)))

@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 from termx.choices import DEFAULT_MAX_K, Unit
 from termx.errors import InputError
 from termx.index.ingest import InputMode, OnInvalid
-from termx.index.sharding import parse_size
 
 DEFAULT_SHARD_SIZE = "64MB"
 """Text per shard by default: one shard for most corpora, several for one too big to build at once."""
@@ -58,10 +57,17 @@ class IndexOptions:
         self.input = _choice(InputMode, self.input, "input")
         self.invalid = _choice(OnInvalid, self.invalid, "invalid")
         if isinstance(self.shard_size, str):
+            from termx.index.sharding import parse_size  # only when a size is given as text
+
             self.shard_size = parse_size(self.shard_size)
         if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
             raise InputError(f"`workers` {self.workers} is not between 1 and {MAX_WORKERS} (4 per core)",
                              params=("workers",))
+
+    @classmethod
+    def default(cls, field: str) -> Any:
+        """The default of `field`: what `termx index` shows for the flag of that name, taken from here."""
+        return cls.__dataclass_fields__[field].default
 
     @property
     def shard_bytes(self) -> int | None:

@@ -22,7 +22,17 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from termx.api import Corpus
-from termx.choices import Ranking
+from termx.choices import (
+    LEFT,
+    LIMIT,
+    RIGHT,
+    TERMS_MAX_LEN,
+    TERMS_MIN_DF,
+    TERMS_MIN_LEN,
+    TERMS_RANK,
+    TERMS_TOP,
+    Ranking,
+)
 from termx.errors import CorpusNotFound, DatabaseUnavailable, TermxError
 from termx.limits import HTTP, MAX_LEN
 
@@ -52,18 +62,18 @@ class StatsRequest(_Strict):
 class ConcordanceRequest(_Strict):
     corpus: str
     pattern: str
-    left: int = Field(10, ge=0, le=HTTP.context)
-    right: int = Field(40, ge=0, le=HTTP.context)
-    limit: int = Field(100, ge=1, le=HTTP.limit)
+    left: int = Field(LEFT, ge=0, le=HTTP.context)
+    right: int = Field(RIGHT, ge=0, le=HTTP.context)
+    limit: int = Field(LIMIT, ge=1, le=HTTP.limit)
 
 
 class TermsRequest(_Strict):
     corpus: str
-    rank: Ranking = Ranking.adaptation
-    top: int = Field(100, ge=1, le=HTTP.top)
-    min_df: int = Field(3, ge=1, le=HTTP.min_df)
-    min_len: int = Field(2, ge=1, le=HTTP.term_len)
-    max_len: int = Field(40, ge=1, le=HTTP.term_len)
+    rank: Ranking = Ranking(TERMS_RANK)
+    top: int = Field(TERMS_TOP, ge=1, le=HTTP.top)
+    min_df: int = Field(TERMS_MIN_DF, ge=1, le=HTTP.min_df)
+    min_len: int = Field(TERMS_MIN_LEN, ge=1, le=HTTP.term_len)
+    max_len: int = Field(TERMS_MAX_LEN, ge=1, le=HTTP.term_len)
     reference: str | None = None
 
 
@@ -300,8 +310,8 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
                                                body.limit)
 
     @app.get("/concordance", name="concordance (GET)")
-    def concordance_get(corpus: str, pattern: str, left: int = 10, right: int = 40,
-                        limit: int = 100) -> list[dict[str, Any]]:
+    def concordance_get(corpus: str, pattern: str, left: int = LEFT, right: int = RIGHT,
+                        limit: int = LIMIT) -> list[dict[str, Any]]:
         """POST /concordance as a query string."""
         return concordance(ConcordanceRequest(corpus=corpus, pattern=pattern, left=left, right=right, limit=limit))
 
@@ -312,8 +322,9 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
                                          body.reference)
 
     @app.get("/terms", name="terms (GET)")
-    def terms_get(corpus: str, rank: Ranking = Ranking.adaptation, top: int = 100, min_df: int = 3,
-                  min_len: int = 2, max_len: int = 40, reference: str | None = None) -> list[dict[str, Any]]:
+    def terms_get(corpus: str, rank: Ranking = Ranking(TERMS_RANK), top: int = TERMS_TOP,
+                  min_df: int = TERMS_MIN_DF, min_len: int = TERMS_MIN_LEN, max_len: int = TERMS_MAX_LEN,
+                  reference: str | None = None) -> list[dict[str, Any]]:
         """POST /terms as a query string."""
         return terms(TermsRequest(corpus=corpus, rank=rank, top=top, min_df=min_df, min_len=min_len,
                                   max_len=max_len, reference=reference))
