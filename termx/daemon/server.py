@@ -146,9 +146,10 @@ def serve(command: Command, preload: Sequence[str] = ()) -> None:
         listener.bind(str(path))
     finally:
         os.umask(previous)
-    listener.listen(64)
+    # the state first: `start` reads it as soon as the socket answers (it printed "pid None" otherwise)
     write_state(folder / "state.json", {"pid": os.getpid(), "since": datetime.now(UTC).isoformat(timespec="seconds"),
                           "code": code_signature()})
+    listener.listen(64)
 
     def quit_(_number: int, _frame: object) -> None:
         with contextlib.suppress(OSError):
