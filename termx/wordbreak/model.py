@@ -79,6 +79,8 @@ from termx.wordbreak.nvbe import autonomy_table
 from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets, forward_bigram
 
 CHUNK_TOKENS = 1 << 20
+PROGRESS_STEPS = 64  # training passes advance their bar about this often (chunks of at least MIN_CHUNK_TOKENS)
+MIN_CHUNK_TOKENS = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -287,7 +289,7 @@ class BranchingModel:
         words = 0
         starts = index.doc_start.astype(np.int64)
         lengths = index.doc_len.astype(np.int64)
-        for d, e, lo, hi in document_chunks(index):
+        for d, e, lo, hi in document_chunks(index, progress_chunk(int(lengths.sum()))):
             fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
             rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
             classes = corpus_classes(index, lo, hi)
@@ -375,13 +377,19 @@ def bound_suffixes(sequence: np.ndarray, strings: Callable[[np.ndarray], list[by
     return out
 
 
-def document_chunks(index: LoadedIndex) -> Iterator[tuple[int, int, int, int]]:
-    """Whole documents d..e-1 covering tokens lo..hi-1, at most CHUNK_TOKENS per chunk (or one document)."""
+def progress_chunk(tokens: int) -> int:
+    """Tokens per chunk of a training pass over `tokens`: about PROGRESS_STEPS chunks, so that a small corpus's bar
+    moves too, but no fewer than MIN_CHUNK_TOKENS (per-chunk overhead) nor more than CHUNK_TOKENS (memory)."""
+    return min(CHUNK_TOKENS, max(MIN_CHUNK_TOKENS, tokens // PROGRESS_STEPS))
+
+
+def document_chunks(index: LoadedIndex, limit: int = CHUNK_TOKENS) -> Iterator[tuple[int, int, int, int]]:
+    """Whole documents d..e-1 covering tokens lo..hi-1, at most `limit` per chunk (or one document)."""
     starts, lengths = index.doc_start.astype(np.int64), index.doc_len.astype(np.int64)
     d = 0
     while d < len(starts):
         e = d + 1
-        while e < len(starts) and starts[e] + lengths[e] - starts[d] <= CHUNK_TOKENS:
+        while e < len(starts) and starts[e] + lengths[e] - starts[d] <= limit:
             e += 1
         yield d, e, int(starts[d]), int(starts[e - 1] + lengths[e - 1])
         d = e
