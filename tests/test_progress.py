@@ -126,3 +126,46 @@ def test_finished_stages_leave_the_live_display(monkeypatch: pytest.MonkeyPatch)
             progress.advance(10)
             progress.finish()
         assert progress._bar.tasks == []
+
+
+def test_small_corpus_training_advances_in_many_steps_with_identical_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Training passes advance per chunk of about 1/64 of the corpus (not per 2^20 tokens, which left a bar under
+    a million tokens at 0/N); the chunking changes no count. The minimum chunk is lowered to make 48 short
+    documents a 'large' corpus."""
+    from termx.wordbreak import model
+
+    index = memory_index(TEXTS * 4)
+    whole = Segmenter(index, Scorer.branching, 8, {}).model
+    monkeypatch.setattr(model, "MIN_CHUNK_TOKENS", 16)
+    recorder = Recorder()
+    fine = Segmenter(index, Scorer.branching, 8, {}, recorder).model
+    assert whole is not None and fine is not None
+    seen = recorder.by_name()
+    passes = [n for n in seen if n == "self-training" or n.startswith(("re-estimation", "bigram"))]
+    assert "self-training" in passes and "re-estimation pass 1" in passes
+    for name in passes:
+        assert len(seen[name][1]) >= 10, (name, seen[name][1])
+    np.testing.assert_array_equal(fine.trained[0], whole.trained[0])
+    assert fine.trained[1] == whole.trained[1]
+    np.testing.assert_array_equal(fine.trained_sequence, whole.trained_sequence)
+    assert whole.reestimated is not None and fine.reestimated is not None
+    np.testing.assert_array_equal(fine.reestimated[0], whole.reestimated[0])
+
+
+def test_first_segment_model_shows_loading_stages(engine: Engine, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before training, looking for a stored model and loading the index are stages too (no total: a spinner), so
+    the seconds before the first bar of a first `termx segment` show something."""
+    from termx.index.indexer import index_documents
+    from termx.index.units import Unit
+    from termx.wordbreak import stored
+
+    monkeypatch.setenv("TERMX_HOME", str(tmp_path))
+    index_documents(engine, "progress-load", [Document(f"d{n}", t) for n, t in enumerate(TEXTS)], Unit.byte, 3,
+                    replace=True)
+    stored._memo.clear()
+    recorder = Recorder()
+    assert stored.segment_model(engine, "progress-load", progress=recorder, store=False)[1] == "trained"
+    names = [name for name, _, _ in recorder.stages]
+    assert names[:3] == ["loading model", "loading index", "reverse index"], names
+    assert recorder.by_name()["loading index"][0] is None

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from sqlalchemy.engine import Engine
 
-from termx.progress import Progress
+from termx.progress import Progress, Silent, Timings
 from termx.storage.models import cache_model, find_model, model_exists, save_model
 from termx.storage.store import get_corpus
 from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
@@ -55,7 +55,9 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
     memo_key = (engine.url.render_as_string(hide_password=True), info.id, info.created_at, key)
     if memo_key in _memo:
         return _memo[memo_key], "memory"
-    stored = find_model(engine, info, SCORER, key)
+    progress = progress or Silent()
+    with Timings().stage("loading model", progress):  # no total known: a spinner
+        stored = find_model(engine, info, SCORER, key)
     if stored is not None:
         model, source = CompactModel.from_stored(stored.meta, stored.arrays), stored.source
     else:
@@ -63,7 +65,8 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
         from termx.wordbreak.segmenter import Segmenter
 
         started = time.perf_counter()
-        index = corpus_index(engine, corpus)
+        with Timings().stage("loading index", progress):
+            index = corpus_index(engine, corpus)
         segmenter = Segmenter(index, Scorer.branching, max_len, options, progress)
         assert segmenter.model is not None
         model = compact_model(segmenter.model, index.unit, index.vocab)
