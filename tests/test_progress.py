@@ -169,3 +169,13 @@ def test_first_segment_model_shows_loading_stages(engine: Engine, tmp_path: Path
     names = [name for name, _, _ in recorder.stages]
     assert names[:3] == ["loading model", "loading index", "reverse index"], names
     assert recorder.by_name()["loading index"][0] is None
+
+
+def test_long_kernels_release_the_gil() -> None:
+    """The kernels that run for seconds without returning release the GIL, so rich's refresh thread redraws the
+    bar (its spinner, elapsed time) meanwhile; they touch only arrays and typed dicts."""
+    from termx.tbl import _kernels
+    from termx.wordbreak import model
+
+    assert model._count_chunk.targetoptions.get("nogil") is True
+    assert _kernels.learn_rules.targetoptions.get("nogil") is True

@@ -186,7 +186,7 @@ def score_positions(q0, q1, tags, gold, toks, lo, hi, T, ncond, feat, noff, off,
     return slot_of, cid_of, good, slot_cid, slot_key, badc, counts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # arrays and typed dicts only: the progress bar redraws meanwhile
 def learn_rules(tags, gold, toks, lo, hi, T, ncond, feat, noff, off, mult, radix, R, base,  # type: ignore[no-untyped-def]
                 window, delta_mask, min_score, max_rules, tables, mark, aff):
     """Up to `max_rules` more steps of greedy TBL on `tags` (modified in place) over scored `tables`; returns

@@ -407,7 +407,7 @@ def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbra
         run_lengths(classes[lo[k]:hi[k]], runs_on, runs[ev_lo[k]:ev_lo[k] + n])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # arrays only: lets the progress bar redraw during a chunk
 def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, bonus,  # type: ignore[no-untyped-def]
                  runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts, discount, keys, pair_counts,
                  context, types, pair, attach, bound, sequence):
