@@ -31,7 +31,7 @@ from termx.index.ingest import read_documents
 from termx.index.suffix import suffix_array
 from termx.index.units import Unit, tokenize
 from termx.storage.db import get_engine
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.index_loader import LoadedIndex, load_index
 from termx.studies.adaptation import adapt_rows, split_counts
 from termx.studies.agreement import agreement, segments
 from termx.studies.crossval import crossval_bins, half_statistics

@@ -9,7 +9,7 @@ word, each configuration in a fresh subprocess:
   /proc/self/clear_refs before each stage) minus the RSS after reading the input and a warm-up build, per token.
 - proposed: the same build with the fixes proposed in bench/README.md (prototyped here, termx/ untouched), checked
   equal to the termx build on the first size.
-- store: termx.storage.store.save_corpus into a scratch database on the --db server (dropped after); its "store classes"
+- store: termx.storage.corpora.save_corpus into a scratch db on the --db server (dropped after); its "store classes"
   stage in class rows/s next to a plain server-side `COPY ... FROM 'file'` (and a client-side stream of the same
   file, as psql \\copy does) of the identical binary COPY stream (termx.storage.copyrows.class_rows) into an identical
   fresh table, in a transaction that is rolled back; index creation timed separately.
@@ -499,8 +499,8 @@ def work_store(size: float | None, unit: Unit, db_url: str) -> dict[str, Any]:
     """save_corpus stage seconds, and a plain COPY of the same class rows from a file, into the same server."""
     from sqlalchemy import create_engine
 
+    from termx.storage.corpora import drop_corpus, save_corpus
     from termx.storage.db import resolve_url
-    from termx.storage.store import drop_corpus, save_corpus
 
     docs = load_documents(size)
     shard = build_shard(docs, unit)

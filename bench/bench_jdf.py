@@ -37,9 +37,9 @@ from termx.jdf.estimate import estimate_jdf
 from termx.jdf.exact import interval_documents
 from termx.jdf.pairs import load_parts
 from termx.jdf.related import related
-from termx.jdf.store import build_sketches
+from termx.jdf.sketch_store import build_sketches
+from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
-from termx.storage.store import get_corpus
 
 DATA = Path(os.environ.get("TERMX_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "en"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"

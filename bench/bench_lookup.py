@@ -29,9 +29,9 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import read_documents
 from termx.index.units import Unit
 from termx.lookup import concordance, stats
+from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
-from termx.storage.loaded import load_index
-from termx.storage.store import get_corpus
+from termx.storage.index_loader import load_index
 
 DATA = data_dir() / "en"
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")

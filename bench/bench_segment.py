@@ -39,8 +39,8 @@ from termx.evaluation import compare, pair_records, read_records
 from termx.experiments.whitespace import Condition, WhitespaceReport, letter_change_words, run_whitespace
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.loaded import load_index
-from termx.storage.store import drop_corpus, list_corpora
+from termx.storage.corpora import drop_corpus, list_corpora
+from termx.storage.index_loader import load_index
 from termx.wordbreak import Scorer, Segmenter
 
 RESULTS = Path(__file__).resolve().parent / "results"

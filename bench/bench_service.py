@@ -170,7 +170,7 @@ def _scored_inside(engine: Any, corpus: str) -> dict[str, float] | None:
 
 
 def new_text(db: str, heldout: str, incorpus: str) -> dict[str, Any]:
-    from termx.wordbreak.stored import segment_model
+    from termx.wordbreak.corpus_model import segment_model
 
     docs = _reuters()
     held, context = docs[:HELD_OUT], docs[HELD_OUT:]

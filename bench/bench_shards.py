@@ -113,10 +113,10 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
     and ANALYZE, at once on two connections or one after the other, whichever is faster), no termx code in the
     database part; next to it one real `termx index` of the same documents into the same server."""
     from termx.index.units import token_strings
-    from termx.storage import txn
+    from termx.storage import transactions
     from termx.storage.classrows import class_rows
+    from termx.storage.corpora import STORE_CONNECTIONS, _copy_classes
     from termx.storage.db import get_engine
-    from termx.storage.store import STORE_CONNECTIONS, _copy_classes
 
     engine = get_engine(db)
     build_shard(docs[:1], Unit.byte)  # compile (or load) the kernels first
@@ -142,8 +142,8 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
                 streams[how].append(path)
         best: dict[str, float] = {}
         with contextlib.ExitStack() as stack:
-            conns = [stack.enter_context(txn.connection(engine)) for _ in range(2)]
-            part = txn.class_partition(shard_id)
+            conns = [stack.enter_context(transactions.connection(engine)) for _ in range(2)]
+            part = transactions.class_partition(shard_id)
 
             def plain(paths: list[Path]) -> None:
                 def one(conn: object, path: Path) -> None:
@@ -151,7 +151,7 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
                             sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
                         while data := f.read(8 << 20):
                             copy.write(data)
-                txn.in_parallel(conns, [lambda conn, p=p: one(conn, p) for p in paths])
+                transactions.in_parallel(conns, [lambda conn, p=p: one(conn, p) for p in paths])
 
             indexes = [sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part),
                        sql.SQL("CREATE INDEX ON {} (i, j)").format(part), sql.SQL("ANALYZE {}").format(part)]
@@ -174,7 +174,7 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
                                     for cols in ("rep_sil", "i_j")):
                                 conns[0].execute(statement)
                             t0 = time.perf_counter()
-                            txn.in_parallel(conns, [lambda conn, js=js: [conn.execute(q) for q in js]
+                            transactions.in_parallel(conns, [lambda conn, js=js: [conn.execute(q) for q in js]
                                                     for js in jobs])
                             best[label] = min(best.get(label, float("inf")), time.perf_counter() - t0)
                     conns[0].execute(sql.SQL("DROP TABLE {}").format(part))
@@ -228,8 +228,8 @@ def filter_rates(db: str, corpus: str, patterns: list[str]) -> dict[str, float]:
     """Over (pattern, shard) pairs where the pattern does not occur: the share its filter rules out, and the
     false-positive rate of the filter alone on the patterns of at most NGRAM_MAX bytes (tested by their own key)."""
     from termx.index.ngramfilter import NGRAM_MAX, may_occur
+    from termx.storage.corpora import load_array
     from termx.storage.db import get_engine
-    from termx.storage.store import load_array
 
     engine = get_engine(db)
     with engine.connect() as conn:
@@ -289,9 +289,9 @@ def synthetic(docs: list, mb: float, seed: int = 0) -> list:  # type: ignore[typ
 
 def growth(db: str, docs: list, sizes_mb: list[float], shard_mb: float) -> None:  # type: ignore[type-arg]
     """One JSON line per size: ns per token end to end and without the database, peak worker RSS, vs the first."""
+    from termx.storage.corpora import drop_corpus
     from termx.storage.db import get_engine
     from termx.storage.shards import pool_runner, save_shards
-    from termx.storage.store import drop_corpus
 
     engine = get_engine(db)
     build_shard(docs[:1], Unit.byte)  # compile (or load) the numba kernels before anything is timed
@@ -351,7 +351,7 @@ def terms_run(db: str, jsonl: Path, total: int, shards: list[int], repeats: int 
     list holds (the k-shard candidates are the union of the shards', docs/terms.md)."""
     from termx.progress import Timings
     from termx.storage.db import get_engine
-    from termx.storage.loaded import load_shards
+    from termx.storage.index_loader import load_shards
     from termx.terms import Ranking, ensure_candidates, extract_terms
 
     engine = get_engine(db)

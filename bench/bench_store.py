@@ -43,8 +43,8 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
-from termx.storage.loaded import LoadedIndex, load_index
-from termx.storage.txn import class_partition
+from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.transactions import class_partition
 
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -175,7 +175,7 @@ def freq_counts(conn: psycopg.Connection) -> dict[int, int]:
 
 def measured_copy(conn: psycopg.Connection, shard_id: int, threshold: int) -> dict[str, Any]:
     """Sizes of a copy of one partition holding only rows with freq >= threshold, with the same two indexes as
-    termx.storage.txn.index_partition_table (built after the rows, as the builder does); dropped afterwards."""
+    termx.storage.transactions.index_partition_table (built after the rows, as the builder does); dropped afterwards."""
     part = class_partition(shard_id)
     copy = sql.Identifier("termx", "bench_store_copy")
     conn.execute(sql.SQL("CREATE TABLE {} (LIKE {})").format(copy, part))

@@ -53,9 +53,9 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.ingest import paragraphs as split_paragraphs
 from termx.index.units import Unit
-from termx.nulls import poisson_adaptation
+from termx.poisson import poisson_adaptation
+from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
-from termx.storage.store import get_corpus
 from termx.terms import Ranking, ensure_candidates, extract_terms
 
 DATA = data_dir()

@@ -29,7 +29,7 @@ from _data import data_dir
 from termx.cli.output import render
 from termx.experiments.whitespace import TblSettings, run_whitespace
 from termx.index.ingest import Document
-from termx.storage.store import drop_corpus, list_corpora
+from termx.storage.corpora import drop_corpus, list_corpora
 from termx.tbl.templates import TEMPLATE_SETS, template_set
 from termx.wordbreak import Scorer
 

@@ -43,8 +43,8 @@ from termx.experiments.whitespace.report import score_result
 from termx.experiments.whitespace.segment import segment_documents
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
-from termx.storage.loaded import LoadedIndex, load_index
-from termx.storage.store import drop_corpus
+from termx.storage.corpora import drop_corpus
+from termx.storage.index_loader import LoadedIndex, load_index
 from termx.wordbreak import Scorer, Segmenter, corpus_candidates
 from termx.wordbreak.model import document_chunks
 from termx.wordbreak.scoring import adaptation_ratio

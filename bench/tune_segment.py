@@ -50,8 +50,8 @@ from termx.experiments.whitespace.segment import segment_documents
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.loaded import load_index
-from termx.storage.store import drop_corpus
+from termx.storage.corpora import drop_corpus
+from termx.storage.index_loader import load_index
 from termx.wordbreak import Scorer, Segmenter
 from termx.wordbreak.segmenter import ChunkInputs
 

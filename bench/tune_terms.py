@@ -50,8 +50,8 @@ from termx.evaluation.splits import train_devtest_test
 from termx.evaluation.termlists import f1_at_gold_size, occurs_in
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
-from termx.storage.store import get_corpus
 from termx.terms import extract_terms
 
 DOMAINS = ("corp", "wind")

@@ -39,11 +39,11 @@ from termx.experiments.whitespace.tbl import join_lines, tbl_training_sample
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.store import drop_corpus
+from termx.storage.corpora import drop_corpus
 from termx.tbl.segmentation import correct_segmentation, train_segmentation_corrector
 from termx.tbl.templates import TEMPLATE_SETS
 from termx.wordbreak import Scorer, Segmenter
-from termx.wordbreak.merged import corpus_index
+from termx.wordbreak.corpus_index import corpus_index
 
 EVAL_DOCS = 1634
 CORPUS = "tune_ws_tbl_reuters"

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from termx.choices import (  # the defaults, stated once (`termx` and `termx serve` use them too)
+from termx.defaults import (  # the defaults, stated once (`termx` and `termx serve` use them too)
     LEFT,
     LIMIT,
     RIGHT,
@@ -32,17 +32,17 @@ from termx.choices import (  # the defaults, stated once (`termx` and `termx ser
     TERMS_TOP,
 )
 from termx.errors import ForeignInput, InputError
-from termx.records import jsonable
+from termx.json_values import jsonable
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from termx.jdf.pairs import Part
     from termx.progress import Progress
-    from termx.storage.loaded import LoadedIndex
-    from termx.storage.store import CorpusInfo
+    from termx.storage.corpora import CorpusInfo
+    from termx.storage.index_loader import LoadedIndex
     from termx.wordbreak.alphabet import Alphabet
-    from termx.wordbreak.compact import CompactModel
+    from termx.wordbreak.ngram_tables import CompactModel
 
 SEGMENT_BATCH = 1000
 """Lines segmented per call of the model."""
@@ -105,7 +105,7 @@ class Corpus:
         if load:
             self.info: CorpusInfo = self.shards[0].corpus
         else:
-            from termx.storage.store import get_corpus
+            from termx.storage.corpora import get_corpus
 
             self.info = get_corpus(self.engine, name)
         self._models: OrderedDict[_ModelKey, CompactModel] = OrderedDict()
@@ -117,7 +117,7 @@ class Corpus:
     def shards(self) -> list[LoadedIndex]:
         """The in-memory index of each shard (loaded on first use); one for a corpus built in one piece."""
         if self._shards is None:
-            from termx.storage.loaded import load_shards
+            from termx.storage.index_loader import load_shards
 
             self._shards = load_shards(self.engine, self.name)
         return self._shards
@@ -126,7 +126,7 @@ class Corpus:
     def index(self) -> LoadedIndex:
         """The in-memory index of a one-shard corpus (MultiShardUnsupported for several: use `shards`)."""
         if len(self.shards) != 1:
-            from termx.storage.loaded import load_index
+            from termx.storage.index_loader import load_index
 
             return load_index(self.engine, self.name, "Corpus.index")
         return self.shards[0]
@@ -231,7 +231,7 @@ class Corpus:
             if key in self._models:
                 self._models.move_to_end(key)
                 return self._models[key]
-        from termx.wordbreak.stored import segment_model
+        from termx.wordbreak.corpus_model import segment_model
 
         model = segment_model(self.engine, self.name, key[0], dict(key[1]), store=store)[0]
         with self._models_lock:
@@ -247,7 +247,7 @@ class Corpus:
         key = self._model_key(max_len, params)
         if key in self._models or not stored:
             return key in self._models
-        from termx.wordbreak.stored import model_stored
+        from termx.wordbreak.corpus_model import model_stored
 
         return model_stored(self.engine, self.name, key[0], dict(key[1]))
 
@@ -299,11 +299,11 @@ class Corpus:
         size = DEFAULT_MAX_LEN if max_len is None else max_len
         options = dict(params or {})
         if Scorer(scorer) is Scorer.branching:
-            from termx.wordbreak.stored import segment_model
+            from termx.wordbreak.corpus_model import segment_model
 
             model, source = segment_model(self.engine, self.name, size, options, progress)
             return model.segment_lines, model.nodes if source == "trained" else None
-        from termx.wordbreak.merged import corpus_index
+        from termx.wordbreak.corpus_index import corpus_index
         from termx.wordbreak.segmenter import Segmenter
 
         segmenter = Segmenter(corpus_index(self.engine, self.name), Scorer(scorer), size, options, progress)
@@ -345,7 +345,7 @@ class Corpus:
     def sketch(self, k: int = 256, threshold: int = 20, progress: Progress | None = None) -> dict[str, Any]:
         """Compute and store bottom-k MinHash sketches of the document sets of the classes in at least `threshold`
         documents, for jdf(method="sketch") and related(); the summary `termx sketch --format json` prints."""
-        from termx.jdf.store import build_sketches
+        from termx.jdf.sketch_store import build_sketches
 
         summary = build_sketches(self.engine, self.name, k, threshold, progress)
         self._jdf_parts.pop("sketch", None)  # the next jdf or related reads the new sketches
@@ -381,7 +381,7 @@ class Corpus:
 
 def segment_records(lines: Iterable[str], words: Iterable[list[str]], first: int = 1) -> Iterator[SegmentRecord]:
     """The records of lines and their words, numbered from `first`, as `termx segment --format json` prints them."""
-    from termx.wordbreak.lines import segment_record
+    from termx.wordbreak.line_batches import segment_record
 
     for n, (line, of_line) in enumerate(zip(lines, words, strict=True), first):
         yield segment_record(n, line, of_line)  # type: ignore[misc]

@@ -52,13 +52,13 @@ class Database:
         """Every corpus by name (or only `name`: CorpusNotFound if there is none), as `termx corpora --format
         json` prints them: name, unit, tokens, documents, classes, max_k, rep_cap, created_at, shards, and the
         bytes each takes in the database (db_bytes) and in this machine's look-up cache (cache_bytes)."""
-        from termx.storage.store import corpus_rows
+        from termx.storage.corpora import corpus_rows
 
         return corpus_rows(self.engine, name)
 
     def shards(self, name: str | None = None) -> list[dict[str, Any]]:
         """The shards of corpus `name` (of every corpus when None), as `termx corpora --shards --format json`."""
-        from termx.storage.store import list_shards
+        from termx.storage.corpora import list_shards
 
         return [s.as_row() for s in list_shards(self.engine, name)]
 
@@ -105,7 +105,7 @@ class Database:
     def drop(self, name: str) -> dict[str, int]:
         """Delete corpus `name` and everything built for it (CorpusNotFound if there is none); how many term lists,
         white space runs and TBL models went with it."""
-        from termx.storage.store import drop_corpus
+        from termx.storage.corpora import drop_corpus
 
         return drop_corpus(self.engine, name)
 
@@ -113,7 +113,7 @@ class Database:
                progress: Progress | None) -> dict[str, Any]:
         """Index paths or documents with `opts`, then the sketches if asked."""
         from termx.index.indexer import check_corpus_name, index_documents, index_paths
-        from termx.storage.store import require_new_corpus
+        from termx.storage.corpora import require_new_corpus
 
         runner = _runner(opts)
         common: dict[str, Any] = {"unit": opts.unit, "max_k": opts.max_k, "replace": opts.replace,
@@ -128,7 +128,7 @@ class Database:
             kept, report = _checked(docs)
             summary = index_documents(self.engine, name, kept, report=report, **common)
         if opts.sketches:
-            from termx.jdf.store import build_sketches
+            from termx.jdf.sketch_store import build_sketches
 
             summary.seconds.update(build_sketches(self.engine, name, progress=progress)["seconds"])
         return summary.as_dict()

@@ -17,9 +17,9 @@ import numpy as np
 from termx.errors import InputError, PatternError
 from termx.index.fold import fold_case
 from termx.index.units import Unit, split_words
-from termx.nulls import poisson_adaptation
+from termx.poisson import poisson_adaptation
 from termx.storage.copyrows import REP_MAX_BYTES
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 
 STATS_FIELDS = ("pattern", "freq", "df", "adaptation", "poisson_adaptation", "ridf", "i", "j", "lbl", "sil",
                 "shortest", "longest")
@@ -56,7 +56,7 @@ def adaptation(df: Sequence[int]) -> float | None:
 
 def one_rate_null(freq: int, documents: int) -> float | None:
     """The adaptation a Poisson null predicts when the string falls into every document at the rate
-    λ = freq / D (`termx.nulls.poisson_adaptation`); None when it does not occur or there are no documents."""
+    λ = freq / D (`termx.poisson.poisson_adaptation`); None when it does not occur or there are no documents."""
     return poisson_adaptation(freq / documents) if freq > 0 and documents > 0 else None
 
 

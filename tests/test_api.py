@@ -74,7 +74,7 @@ def test_segment_new_text_equals_segmenting_it_inside_the_corpus(engine: Engine,
     texts = ["".join(rng.choice(WORDS, 40)) for _ in range(10)]
     index_documents(engine, "api-unspaced", [Document(f"d{k}", t) for k, t in enumerate(texts)], Unit.byte, 3,
                     replace=True)
-    from termx.storage.loaded import load_index
+    from termx.storage.index_loader import load_index
     from termx.wordbreak import Scorer, Segmenter
 
     index = load_index(engine, "api-unspaced")

@@ -19,7 +19,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage import classrows
-from termx.storage.store import list_corpora
+from termx.storage.corpora import list_corpora
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ from termx.cli import app
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage import loaded
+from termx.storage import index_loader
 
 runner = CliRunner()
 
@@ -35,8 +35,8 @@ def corpus(engine) -> str:  # type: ignore[no-untyped-def]
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A TERMX_HOME of this test (its cache alone), a fresh process memo and the cache on."""
     monkeypatch.setenv("TERMX_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(loaded, "_cache_off", False, raising=False)
-    monkeypatch.setattr(loaded, "_memo", {})
+    monkeypatch.setattr(index_loader, "_cache_off", False, raising=False)
+    monkeypatch.setattr(index_loader, "_memo", {})
     return tmp_path / "home"
 
 
@@ -54,7 +54,7 @@ def test_a_full_disk_turns_the_cache_off_and_the_lookup_still_answers(
         db_env: str, corpus: str, own_home: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
     expected = _lookups(corpus)  # with the cache
-    monkeypatch.setattr(loaded, "_memo", {})
+    monkeypatch.setattr(index_loader, "_memo", {})
     for folder in (own_home / "cache").iterdir():
         for file in folder.iterdir():
             file.unlink()
@@ -67,7 +67,7 @@ def test_a_full_disk_turns_the_cache_off_and_the_lookup_still_answers(
     monkeypatch.setattr(np, "save", full_disk)
     with caplog.at_level(logging.WARNING, logger="termx"):
         assert _lookups(corpus) == expected
-        monkeypatch.setattr(loaded, "_memo", {})  # another load in the same process: no second notice
+        monkeypatch.setattr(index_loader, "_memo", {})  # another load in the same process: no second notice
         assert _lookups(corpus) == expected
     notices = [r.getMessage() for r in caplog.records if "look-up cache" in r.getMessage()]
     assert len(notices) == 1 and "No space left on device" in notices[0] and "cache is off" in notices[0]
@@ -78,9 +78,9 @@ def test_a_full_disk_while_caching_sketches_leaves_nothing_and_jdf_answers(
         db_env: str, corpus: str, own_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The sketch cache is written like the look-up cache: `termx sketch` on a full disk failed with 'unexpected
     OSError' and left its half-written folder (tmp*) in the cache for good."""
-    from termx.jdf import store
+    from termx.jdf import sketch_store
 
-    monkeypatch.setattr(store, "_memo", {})
+    monkeypatch.setattr(sketch_store, "_memo", {})
 
     def full_disk(path: Path, array: np.ndarray) -> None:
         Path(path).write_bytes(b"\x93NUMPY partial")

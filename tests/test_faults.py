@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
-from termx.storage import store
+from termx.storage import corpora
 from termx.storage.db import upgrade
 from termx.storage.paths import cache_folder
 
@@ -121,13 +121,13 @@ def test_kill_9_of_a_replace_at_each_stage(engine: Engine, database_url: str, ho
                                            monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
     """SIGKILL of `index --replace` at any stage: the old corpus is intact (or, once swapped, the new one is
     whole), the next command works and leaves no orphan row, table or cache folder."""
-    from termx.storage.loaded import load_index
+    from termx.storage.index_loader import load_index
 
     monkeypatch.setenv("TERMX_HOME", str(home))
     name = _name()
     index_documents(engine, name, [Document(f"o{k}", _text(k, 300)) for k in range(3)])
     load_index(engine, name)  # the old build's cache folder, which must go with it
-    before = store.get_corpus(engine, name)
+    before = corpora.get_corpus(engine, name)
     old_stats = _sql_stats(engine, name, "alpha beta")
 
     new_dir = _docs_dir(tmp_path / "new", 5, 2)
@@ -135,7 +135,7 @@ def test_kill_9_of_a_replace_at_each_stage(engine: Engine, database_url: str, ho
                     fault=f"kill:{stage}")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
 
-    after = store.get_corpus(engine, name)
+    after = corpora.get_corpus(engine, name)
     if stage == "purge":  # killed after the swap committed: the new version is whole
         assert after.documents == 5 and after.id != before.id
     else:
@@ -146,8 +146,8 @@ def test_kill_9_of_a_replace_at_each_stage(engine: Engine, database_url: str, ho
     assert [c["name"] for c in json.loads(listed.stdout)].count(name) == 1
     assert _orphans(engine, home) == {}
     index_documents(engine, name, [Document(f"n{k}", _text(k, 100)) for k in range(5)], replace=True)
-    assert store.get_corpus(engine, name).documents == 5
-    store.drop_corpus(engine, name)
+    assert corpora.get_corpus(engine, name).documents == 5
+    corpora.drop_corpus(engine, name)
     assert _orphans(engine, home) == {}
 
 
@@ -159,7 +159,7 @@ def test_worker_killed_mid_copy(engine: Engine, database_url: str, home: Path, t
     name = _name()
     assert _termx(database_url, home, "index", str(_docs_dir(tmp_path / "old", 3, 1)), "--corpus", name,
                   "--quiet").returncode == 0
-    before = store.get_corpus(engine, name)
+    before = corpora.get_corpus(engine, name)
     env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_HOME": str(home),
            "TERMX_FAULT": "sleep:copy_classes:4"}
     build = subprocess.Popen([sys.executable, "-m", "termx", "index", str(_docs_dir(tmp_path / "new", 5, 2)),
@@ -186,11 +186,11 @@ def test_worker_killed_mid_copy(engine: Engine, database_url: str, home: Path, t
     assert build.returncode == 1
     assert err.count("\n") == 1 and err.startswith("Error: ") and "Traceback" not in err, err
     engine.dispose()  # the pool may hold connections a crash restart closed
-    after = store.get_corpus(engine, name)
+    after = corpora.get_corpus(engine, name)
     assert (after.id, after.documents) == (before.id, before.documents)
     assert _termx(database_url, home, "corpora").returncode == 0
     assert _orphans(engine, home) == {}
-    store.drop_corpus(engine, name)
+    corpora.drop_corpus(engine, name)
 
 
 def test_readers_during_replace_and_drop(engine: Engine, database_url: str, home: Path, tmp_path: Path) -> None:
@@ -246,7 +246,7 @@ def test_readers_during_replace_and_drop(engine: Engine, database_url: str, home
     assert kinds <= allowed | {f"no corpus named {b}"}, kinds - allowed
     assert str(old_b) in kinds and str(new_b) in kinds
     assert _orphans(engine) == {}
-    store.drop_corpus(engine, a)
+    corpora.drop_corpus(engine, a)
 
 
 def test_concurrent_replaces_of_one_name_all_succeed(engine: Engine, database_url: str, home: Path,
@@ -258,12 +258,12 @@ def test_concurrent_replaces_of_one_name_all_succeed(engine: Engine, database_ur
                               "--quiet"], env=env, stderr=subprocess.PIPE, text=True) for d in dirs]
     errors = [r.communicate(timeout=180)[1] for r in runs]
     assert [r.returncode for r in runs] == [0, 0, 0], errors
-    assert store.get_corpus(engine, name).documents in (2, 3, 4)
+    assert corpora.get_corpus(engine, name).documents in (2, 3, 4)
     # A retired version is purged after its swap, or by the next command when a concurrent purge or detach
-    # holds it at that moment (store.drop_corpus's contract): after one more command nothing is left over.
+    # holds it at that moment (corpora.drop_corpus's contract): after one more command nothing is left over.
     assert _termx(database_url, home, "corpora").returncode == 0
     assert _orphans(engine, home) == {}
-    store.drop_corpus(engine, name)
+    corpora.drop_corpus(engine, name)
 
 
 def test_drop_during_cache_fill_reads_the_old_version_whole(engine: Engine, database_url: str, home: Path,
@@ -281,7 +281,7 @@ def test_drop_during_cache_fill_reads_the_old_version_whole(engine: Engine, data
     reader = subprocess.Popen([sys.executable, "-m", "termx", "stats", name, "alpha beta", "--format", "json"],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for(mark)
-    store.drop_corpus(engine, name)
+    corpora.drop_corpus(engine, name)
     out, err = reader.communicate(timeout=120)
     assert reader.returncode == 0, err
     assert json.loads(out)[0]["freq"] == expected
@@ -291,7 +291,7 @@ def test_drop_during_cache_fill_reads_the_old_version_whole(engine: Engine, data
 
 
 def test_cache_cap_evicts_the_oldest_build(engine: Engine, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from termx.storage import loaded
+    from termx.storage import index_loader
 
     monkeypatch.setenv("TERMX_HOME", str(home))
     names = [_name(), _name()]
@@ -300,18 +300,18 @@ def test_cache_cap_evicts_the_oldest_build(engine: Engine, home: Path, monkeypat
     (home / "cache").mkdir()
     dead = home / "cache" / ".fill-999999999-x"  # a fill whose process died
     dead.mkdir()
-    loaded.load_index(engine, names[0])
+    index_loader.load_index(engine, names[0])
     first = {p.name for p in (home / "cache").iterdir()}
     assert len(first) == 1  # the dead fill was removed
     size = sum(f.stat().st_size for f in (home / "cache" / next(iter(first))).iterdir())
     monkeypatch.setenv("TERMX_CACHE_MAX_GB", str(1.5 * size / (1 << 30)))
-    loaded.load_index(engine, names[1])
+    index_loader.load_index(engine, names[1])
     second = {p.name for p in (home / "cache").iterdir()}
     assert len(second) == 1 and second != first  # the older build went, the new one stayed
-    loaded._memo.clear()
-    assert loaded.load_index(engine, names[0]).n > 0  # an evicted build is simply refilled
+    index_loader._memo.clear()
+    assert index_loader.load_index(engine, names[0]).n > 0  # an evicted build is simply refilled
     for n in names:
-        store.drop_corpus(engine, n)
+        corpora.drop_corpus(engine, n)
     assert not any((home / "cache").iterdir())
 
 
@@ -360,7 +360,7 @@ def test_concurrent_creates_of_one_name_one_wins(engine: Engine, database_url: s
     failed = errors[[r.returncode for r in runs].index(1)]
     assert failed.startswith(f"Error: corpus {name!r} already exists") and failed.count("\n") == 1, failed
     assert _orphans(engine, home) == {}
-    store.drop_corpus(engine, name)
+    corpora.drop_corpus(engine, name)
 
 
 def test_whitespace_is_all_or_nothing_and_replace_says_what_it_deletes(engine: Engine,
@@ -368,7 +368,7 @@ def test_whitespace_is_all_or_nothing_and_replace_says_what_it_deletes(engine: E
     """A failure while storing the run leaves no corpus, run or model; a --replace reports the runs and models
     it removed with the old version."""
     from termx.experiments.whitespace import TblSettings, run_whitespace
-    from termx.tbl import store as tbl_store
+    from termx.tbl import model_store as tbl_store
     from termx.wordbreak import Scorer
 
     name = _name()
@@ -377,18 +377,18 @@ def test_whitespace_is_all_or_nothing_and_replace_says_what_it_deletes(engine: E
     assert first.deleted == {}
     with engine.connect() as conn:
         models = conn.execute(sa.text("SELECT count(*) FROM termx.tbl_model WHERE corpus_id = :c"),
-                              {"c": store.get_corpus(engine, name).id}).scalar()
+                              {"c": corpora.get_corpus(engine, name).id}).scalar()
     assert models == 1
 
     def fail(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("injected failure while storing a model")
 
     monkeypatch.setattr(tbl_store, "save_model", fail)
-    monkeypatch.setattr("termx.experiments.whitespace.store.save_model", fail)
+    monkeypatch.setattr("termx.experiments.whitespace.run_store.save_model", fail)
     with pytest.raises(RuntimeError):
         run_whitespace(engine, docs, name, scorers=[Scorer.freq], eval_docs=4, tbl=TblSettings(train_chars=800),
                        replace=True)
-    assert all(c.name != name for c in store.list_corpora(engine))  # the index built for the run went too
+    assert all(c.name != name for c in corpora.list_corpora(engine))  # the index built for the run went too
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM termx.seg_run r JOIN termx.corpus c ON c.id = r.corpus_id"
                                     " WHERE c.name = :n"), {"n": name}).scalar() == 0
@@ -399,7 +399,7 @@ def test_whitespace_is_all_or_nothing_and_replace_says_what_it_deletes(engine: E
                               tbl=TblSettings(train_chars=800), replace=True)
     assert replaced.deleted == {"term lists": 0, "white space runs": 1, "TBL models": 1}
     assert replaced.run_id != again.run_id
-    store.drop_corpus(engine, name)
+    corpora.drop_corpus(engine, name)
     assert _orphans(engine) == {}
 
 
@@ -413,7 +413,7 @@ def test_drop_during_a_first_terms_is_one_clear_line(engine: Engine, database_ur
     terms = subprocess.Popen([sys.executable, "-m", "termx", "terms", name, "--quiet"], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for(mark)
-    store.drop_corpus(engine, name)
+    corpora.drop_corpus(engine, name)
     _, err = terms.communicate(timeout=120)
     assert terms.returncode == 1
     assert err == (f"Error: corpus {name!r} was dropped or replaced by another session while this command ran"

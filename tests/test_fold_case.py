@@ -17,7 +17,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import concordance, stats
-from termx.storage.loaded import load_index
+from termx.storage.index_loader import load_index
 
 from .oracle import df_k, substring_occurrences, token_lists
 from .test_lookup import KMAX, SETTINGS, as_pattern, sql_stats

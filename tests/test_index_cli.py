@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from termx.cli import app
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document, paragraphs
-from termx.storage import store, txn
+from termx.storage import corpora, transactions
+from termx.storage.corpora import get_corpus, list_corpora
 from termx.storage.db import get_engine
-from termx.storage.store import get_corpus, list_corpora
 
 runner = CliRunner()
 
@@ -150,7 +150,7 @@ def test_failed_build_leaves_no_trace(engine, monkeypatch: pytest.MonkeyPatch) -
     def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise RuntimeError("injected failure during the class load")
 
-    monkeypatch.setattr(store, "_copy_classes", boom)
+    monkeypatch.setattr(corpora, "_copy_classes", boom)
     with pytest.raises(RuntimeError):
         index_documents(engine, name, [Document("new", "brand new"), Document("n2", "x")], replace=True)
     with pytest.raises(RuntimeError):
@@ -178,14 +178,14 @@ def test_drop_and_replace_do_not_wait_for_a_reader(engine, monkeypatch: pytest.M
     changes at once, the reader keeps its snapshot, and the old tables are purged once it has finished."""
     name = _name()
     index_documents(engine, name, [Document("a", "some text some text")])
-    monkeypatch.setattr(txn, "DETACH_TIMEOUT", "200ms")
+    monkeypatch.setattr(transactions, "DETACH_TIMEOUT", "200ms")
     with engine.connect().execution_options(isolation_level="REPEATABLE READ") as reader:
         shard = reader.execute(sa.text("SELECT s.id FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
                                        "WHERE c.name = :n"), {"n": name}).scalar_one()
         before = reader.execute(sa.text(f"SELECT count(*) FROM termx.class_{int(shard)}")).scalar()
         index_documents(engine, name, [Document("b", "other other")], replace=True)
         assert get_corpus(engine, name).documents == 1
-        store.drop_corpus(engine, name)
+        corpora.drop_corpus(engine, name)
         assert all(c.name != name for c in list_corpora(engine))
         assert reader.execute(sa.text(f"SELECT count(*) FROM termx.class_{int(shard)}")).scalar() == before
     index_documents(engine, _name(), [Document("c", "a later build purges what the reader kept")])
@@ -196,9 +196,9 @@ def test_drop_and_replace_do_not_wait_for_a_reader(engine, monkeypatch: pytest.M
 
 def test_drop_removes_and_names_what_was_built_for_the_corpus(db_env: str, engine,  # type: ignore[no-untyped-def]
                                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from termx.storage.loaded import load_index
+    from termx.storage.index_loader import load_index
+    from termx.tbl.model_store import save_model
     from termx.tbl.segmentation import train_segmentation_corrector
-    from termx.tbl.store import save_model
 
     monkeypatch.setenv("TERMX_HOME", str(tmp_path / "home"))
     name = _name()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.index_loader import LoadedIndex, load_index
 
 from .oracle import brute_classes, df_k, documents, settings_db, substring_occurrences, token_lists
 

@@ -21,7 +21,7 @@ from termx.cli import app
 from termx.errors import CorpusNotFound, InputError
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document, InputMode, OnInvalid, read_documents
-from termx.storage.store import drop_corpus, get_corpus, list_corpora
+from termx.storage.corpora import drop_corpus, get_corpus, list_corpora
 
 runner = CliRunner()
 
@@ -63,7 +63,7 @@ threading.Thread(target=feed, args=(fifo,), daemon=True).start()
 for path in [fifo, *inputs]:
     result = CliRunner().invoke(app, ["index", path, "--corpus", name, "-q"])
     print(json.dumps([path, result.exit_code, result.stderr]))
-result = CliRunner().invoke(app, ["segscore", "/dev/zero", "/dev/null"])  # termx.lines.read_lines
+result = CliRunner().invoke(app, ["segscore", "/dev/zero", "/dev/null"])  # termx.line_reader.read_lines
 print(json.dumps(["segscore", result.exit_code, result.stderr]))
 """
 

@@ -19,10 +19,10 @@ from termx.index.units import Unit
 from termx.jdf import exact
 from termx.jdf.pairs import load_parts, sketch_of
 from termx.jdf.related import PROBE, candidates, overlaps, related
+from termx.jdf.sketch_store import build_sketches
 from termx.jdf.sketches import bottom_k, doc_hashes
-from termx.jdf.store import build_sketches
+from termx.storage.corpora import drop_corpus
 from termx.storage.shards import pool_runner, save_shards
-from termx.storage.store import drop_corpus
 from tests.jdf_oracle import brute_documents
 
 TOPICS = [["oil", "crude", "barrel", "OPEC", "output"], ["yen", "dollar", "Japan", "currency", "Tokyo"],

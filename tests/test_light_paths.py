@@ -104,7 +104,7 @@ def tiny_corpus(db_env: str) -> str:
     from termx.index.indexer import index_documents
     from termx.index.ingest import Document
     from termx.index.units import Unit
-    from termx.storage.loaded import load_shards
+    from termx.storage.index_loader import load_shards
 
     engine = get_engine(db_env)
     index_documents(engine, "tiny", [Document("a", "abcab abc"), Document("b", "cabab")], Unit.byte, 3,

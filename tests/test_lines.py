@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from termx import lines
+from termx import line_reader
 from termx.errors import InputError
 from termx.evaluation.inputs import read_records
 from termx.index.ingest import InputMode, read_documents
-from termx.lines import (
+from termx.line_reader import (
     _batches,
     decode_stream,
     iter_lines,
@@ -77,7 +77,7 @@ def test_read_lines_file_bom_crlf_and_errors(tmp_path: Path) -> None:
 def test_decode_stream_in_blocks_is_the_whole_decode(data: bytes, block: int) -> None:
     """Block by block (characters and U+FFFD cut at any point) the text, the substitutions and the offset of the
     first invalid byte are those of decoding the whole input at once."""
-    saved, lines.BLOCK = lines.BLOCK, block
+    saved, line_reader.BLOCK = line_reader.BLOCK, block
     try:
         text, replaced = decode_stream(io.BytesIO(data), "f", replace=True)
         assert text == data.decode("utf-8", "replace")
@@ -90,7 +90,7 @@ def test_decode_stream_in_blocks_is_the_whole_decode(data: bytes, block: int) ->
         else:
             assert decode_stream(io.BytesIO(data), "f") == (data.decode("utf-8"), 0)
     finally:
-        lines.BLOCK = saved
+        line_reader.BLOCK = saved
 
 
 def test_stream_batches_keep_lines_whole_and_offsets_right() -> None:
@@ -185,7 +185,7 @@ def test_parse_json_line_refusals(line: str, message: str) -> None:
 
 
 def test_no_splitlines_on_user_input() -> None:
-    """Every reader goes through termx/lines.py: `splitlines` may only split the project's own text."""
+    """Every reader goes through termx/line_reader.py: `splitlines` may only split the project's own text."""
     root = Path(__file__).resolve().parent.parent / "termx"
     # server and exception messages, postmaster.pid, pg_ctl and pg_restore output
     allowed = {"cli/__init__.py", "serve/app.py", "storage/sqlfiles.py", "storage/db.py", "storage/embedded.py",

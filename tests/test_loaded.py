@@ -14,7 +14,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import get_engine, heads
-from termx.storage.loaded import _memo, load_index
+from termx.storage.index_loader import _memo, load_index
 
 
 def test_rebuild_invalidates_memo_and_cache(engine) -> None:  # type: ignore[no-untyped-def]

@@ -24,7 +24,7 @@ from termx.lookup import (
     ridf,
     stats,
 )
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.index_loader import LoadedIndex, load_index
 
 from .oracle import brute_classes, df_k, substring_occurrences, token_lists
 

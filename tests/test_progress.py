@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
-from termx.choices import Scorer
 from termx.cli import app
-from termx.cli.progress import RichProgress
+from termx.cli.progress_display import RichProgress
+from termx.defaults import Scorer
 from termx.experiments.whitespace import TblSettings, run_whitespace
 from termx.index.ingest import Document
 from termx.tbl import learn
@@ -158,14 +158,14 @@ def test_first_segment_model_shows_loading_stages(engine: Engine, tmp_path: Path
     the seconds before the first bar of a first `termx segment` show something."""
     from termx.index.indexer import index_documents
     from termx.index.units import Unit
-    from termx.wordbreak import stored
+    from termx.wordbreak import corpus_model
 
     monkeypatch.setenv("TERMX_HOME", str(tmp_path))
     index_documents(engine, "progress-load", [Document(f"d{n}", t) for n, t in enumerate(TEXTS)], Unit.byte, 3,
                     replace=True)
-    stored._memo.clear()
+    corpus_model._memo.clear()
     recorder = Recorder()
-    assert stored.segment_model(engine, "progress-load", progress=recorder, store=False)[1] == "trained"
+    assert corpus_model.segment_model(engine, "progress-load", progress=recorder, store=False)[1] == "trained"
     names = [name for name, _, _ in recorder.stages]
     assert names[:3] == ["loading model", "loading index", "reverse index"], names
     assert recorder.by_name()["loading index"][0] is None

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
-from termx.storage import store
+from termx.storage import corpora as corpus_rows
 from termx.storage.sqlfiles import list_sql
 
 TEXTS = ["alpha beta gamma alpha beta delta", "beta gamma alpha beta alpha", "gamma delta alpha beta gamma"]
@@ -32,7 +32,7 @@ def corpora(engine: Engine) -> Iterator[dict[str, int]]:
                                            " ON c.id = s.corpus_id WHERE c.name = ANY(:n)"), {"n": names}).all())
     yield {n: shards[n] for n in names}
     for n in names:
-        store.drop_corpus(engine, n)
+        corpus_rows.drop_corpus(engine, n)
 
 
 def _executed(plan: dict[str, Any]) -> set[str]:

@@ -26,7 +26,7 @@ from termx.evaluation.metrics import micro_average
 from termx.experiments.whitespace import Condition, run_whitespace
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage.store import drop_corpus
+from termx.storage.corpora import drop_corpus
 from termx.tbl import learn
 from termx.tbl.segmentation import TAG_NAMES, bigram_baseline, encode_lines
 from termx.wordbreak import Scorer

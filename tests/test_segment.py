@@ -21,9 +21,9 @@ from termx.index.ingest import Document
 from termx.index.suffix import clipped_lcp
 from termx.index.tree import class_tree as engine_class_tree
 from termx.index.units import Unit
-from termx.nulls import length_aware_poisson_adaptation
-from termx.storage.loaded import LoadedIndex, load_index
-from termx.storage.store import CorpusInfo
+from termx.poisson import length_aware_poisson_adaptation
+from termx.storage.corpora import CorpusInfo
+from termx.storage.index_loader import LoadedIndex, load_index
 from termx.wordbreak import (
     ABSENT,
     TRIVIAL,

@@ -18,10 +18,10 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.wordbreak import Scorer, Segmenter, model
-from termx.wordbreak import stored as stored_module
-from termx.wordbreak.compact import CompactModel, compact_model
+from termx.wordbreak import corpus_model as stored_module
+from termx.wordbreak.corpus_model import segment_model
 from termx.wordbreak.model import DEFAULTS
-from termx.wordbreak.stored import segment_model
+from termx.wordbreak.ngram_tables import CompactModel, compact_model
 from tests.test_segment import memory_index
 
 runner = CliRunner()

@@ -229,7 +229,7 @@ def test_filters_are_stored_and_rule_shards_out(engine: Engine) -> None:
 
 def test_filters_in_many_chunks(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     """A filter stored in chunks of 16 bytes (two words) is read from the chunk holding each word: same answers."""
-    monkeypatch.setattr("termx.storage.store.FILTER_CHUNK_BYTES", 16)
+    monkeypatch.setattr("termx.storage.corpora.FILTER_CHUNK_BYTES", 16)
     rng = np.random.default_rng(3)
     texts = ["".join(rng.choice(list("abcé_"), int(rng.integers(5, 40)))) for _ in range(12)]
     name = _build(engine, [Document(f"d{n}", t) for n, t in enumerate(texts)], [4, 8], Unit.char)

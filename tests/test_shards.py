@@ -24,7 +24,7 @@ from termx.index.ingest import Document
 from termx.index.sharding import cut_shards, parse_size
 from termx.index.units import Unit
 from termx.lookup import concordance, find_in_shards, stats
-from termx.storage.loaded import load_shards
+from termx.storage.index_loader import load_shards
 from termx.storage.shards import pool_runner, save_shards
 
 from .oracle import df_k, documents, substring_occurrences, token_lists

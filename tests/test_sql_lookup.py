@@ -18,7 +18,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import adaptation, concordance, member, stats
 from termx.storage.db import downgrade, get_engine, upgrade
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.index_loader import LoadedIndex, load_index
 from termx.storage.sqlfiles import list_sql, load_sql, run_sql, sql_dir
 from termx.storage.statements import strip_comments as _strip_comments
 

@@ -18,7 +18,7 @@ from termx.cli import app
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import concordance, find_class, stats
-from termx.storage.loaded import LoadedIndex, load_shards
+from termx.storage.index_loader import LoadedIndex, load_shards
 from termx.storage.shards import pool_runner, save_shards
 from termx.storage.sqlfiles import run_sql
 

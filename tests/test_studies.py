@@ -20,7 +20,7 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import find_class
-from termx.storage.loaded import LoadedIndex, load_index
+from termx.storage.index_loader import LoadedIndex, load_index
 from termx.storage.sqlfiles import run_sql
 from termx.studies.adaptation import adapt_rows, contingency
 from termx.studies.crossval import collection_halves, crossval_bins, half_statistics
@@ -216,7 +216,7 @@ def test_unknown_corpus_is_one_line_error(db_env) -> None:  # type: ignore[no-un
 def test_stored_bins_go_with_the_corpus(engine, db_env) -> None:  # type: ignore[no-untyped-def]
     import sqlalchemy as sa
 
-    from termx.storage.store import drop_corpus
+    from termx.storage.corpora import drop_corpus
 
     index = _build(engine, ["abab", "ab", "b"])
     assert _run("crossval", index.corpus.name).exit_code == 0

@@ -10,8 +10,8 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import ModelExists, ModelNotFound
 from termx.tbl import learn, parse_templates
+from termx.tbl.model_store import list_models, load_model, save_model
 from termx.tbl.segmentation import correct_segmentation, train_segmentation_corrector
-from termx.tbl.store import list_models, load_model, save_model
 
 GOLD = ["the cat sat on the mat", "the dog ate the hat", "a cat and the dog"] * 5
 PRED = [" ".join(s.replace("the ", "the").replace("cat", "c at").split()) for s in GOLD]

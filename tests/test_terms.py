@@ -18,9 +18,9 @@ from termx.errors import CorpusNotFound, InputError
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit, tokenize
-from termx.nulls import length_aware_poisson_adaptation
-from termx.storage.loaded import load_index
-from termx.storage.store import drop_corpus
+from termx.poisson import length_aware_poisson_adaptation
+from termx.storage.corpora import drop_corpus
+from termx.storage.index_loader import load_index
 from termx.terms import (
     NULL_BINS,
     PREPOSITIONS,
@@ -310,7 +310,7 @@ NORIEGA = ["Gen. Manuel Noriega said no.", "Manuel Noriega left. Manuel Noriega 
 def test_fragments_always_preceded_by_one_token_are_dropped(engine, unit: Unit) -> None:  # type: ignore[no-untyped-def]
     name = _index(engine, NORIEGA, unit)
     index = load_index(engine, name)
-    from termx.terms.store import _texts
+    from termx.terms.candidate_store import _texts
 
     terms = set(candidate_classes(index, _texts(engine, index)).terms)
     assert "Manuel Noriega" in terms

@@ -18,18 +18,18 @@ from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
-from termx.choices import Ranking
 from termx.cli import app
+from termx.defaults import Ranking
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import find_in_shards
-from termx.nulls import length_aware_poisson_adaptation
-from termx.storage.loaded import load_shards
+from termx.poisson import length_aware_poisson_adaptation
+from termx.storage.index_loader import load_shards
 from termx.storage.shards import pool_runner, save_shards
 from termx.terms import extract_terms
 from termx.terms.candidates import NULL_BINS, P0_CEILING
 from termx.wordbreak import Scorer, Segmenter
-from termx.wordbreak.merged import merged_index
+from termx.wordbreak.corpus_index import merged_index
 
 from .oracle import documents
 from .test_shards import _docs as shard_docs
@@ -210,7 +210,7 @@ def test_cli_terms_and_segment_on_a_corpus_of_shards(engine: Engine, db_env: str
 
 def test_a_stored_segment_model_follows_an_append(engine: Engine) -> None:
     """The branching model stored for a corpus is retrained after an --append, and equals one build's."""
-    from termx.wordbreak.stored import segment_model
+    from termx.wordbreak.corpus_model import segment_model
 
     texts = ["thecatsatonthemat" * 3, "thecatatetherat" * 2, "aratsatonthecat" * 2, "thematwasflat" * 2]
     groups = _groups(texts, [2])

@@ -27,9 +27,9 @@ from termx.experiments.whitespace import (
 )
 from termx.index.ingest import Document
 from termx.storage.db import resolve_url, upgrade
-from termx.storage.loaded import load_index
+from termx.storage.index_loader import load_index
+from termx.tbl.model_store import list_models, load_model
 from termx.tbl.segmentation import correct_segmentation
-from termx.tbl.store import list_models, load_model
 from termx.wordbreak import Scorer, Segmenter
 
 runner = CliRunner()

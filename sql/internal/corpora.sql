@@ -1,6 +1,6 @@
--- corpora: the statements of termx/storage/store.py (corpus and shard rows, the swap's renames, listings, index
+-- corpora: the statements of termx/storage/corpora.py (corpus and shard rows, the swap's renames, listings, index
 -- arrays), run by termx.storage.statements.run_internal("corpora.<name>", ...). Shard class tables and their COPY
--- stay with the partition life cycle (termx/storage/txn.py), which names them from the shard id.
+-- stay with the partition life cycle (termx/storage/transactions.py), which names them from the shard id.
 
 -- name: corpus_id
 SELECT id FROM termx.corpus WHERE name = :name
@@ -29,7 +29,7 @@ SELECT c.name, s.shard_no, s.documents, s.tokens, s.classes, s.built_at, s.secon
  ORDER BY c.name, s.shard_no
 
 -- name: corpora
--- the columns of termx.storage.store.CorpusInfo, as in `corpus`
+-- the columns of termx.storage.corpora.CorpusInfo, as in `corpus`
 SELECT id, name, unit, max_k, tokens, documents, classes, rep_cap, params, timings, created_at,
  (SELECT count(*) FROM termx.shard s WHERE s.corpus_id = termx.corpus.id) FROM termx.corpus WHERE name IS NOT NULL
  ORDER BY name

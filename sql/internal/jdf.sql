@@ -1,4 +1,4 @@
--- jdf: the statements of termx/jdf/store.py (sketch sets, related classes), run by
+-- jdf: the statements of termx/jdf/sketch_store.py (sketch sets, related classes), run by
 -- termx.storage.statements.run_internal("jdf.<name>", ...). The sketch partitions' DDL stays in Python: it names a
 -- table made from the shard id.
 

@@ -1,4 +1,4 @@
--- tbl: the statements of termx/tbl/store.py (stored TBL models and their rules), run by
+-- tbl: the statements of termx/tbl/model_store.py (stored TBL models and their rules), run by
 -- termx.storage.statements.run_internal("tbl.<name>", ...).
 
 -- name: lock_model

@@ -1,4 +1,4 @@
--- terms: the statements of termx/terms/store.py and termx/terms/reference.py (candidates, reference counts, term
+-- terms: the statements of termx/terms/candidate_store.py and termx/terms/reference.py (candidates, reference counts, term
 -- lists), run by termx.storage.statements.run_internal("terms.<name>", ...).
 
 -- name: candidates_stale

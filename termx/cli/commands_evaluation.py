@@ -123,7 +123,7 @@ def segscore_cmd(
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
     from termx.evaluation import score_lines
-    from termx.lines import read_lines, source_name
+    from termx.line_reader import read_lines, source_name
 
     if gold == "-" and pred == "-":
         raise InputError("GOLD and PRED cannot both be stdin", "give one of them as a file")

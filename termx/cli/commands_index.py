@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from termx.choices import Unit
 from termx.cli import INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json
-from termx.cli.progress import RichProgress
+from termx.cli.progress_display import RichProgress
 from termx.database import IndexOptions, InputMode, OnInvalid
+from termx.defaults import Unit
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -85,7 +85,7 @@ def index(
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.database import Database
-    from termx.storage.store import describe_deleted
+    from termx.storage.corpora import describe_deleted
 
     with RichProgress(enabled=not quiet) as progress:
         summary = Database(db).index(corpus, paths, progress=progress, unit=unit, max_k=max_k, input=input_mode,
@@ -130,7 +130,7 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
          quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Delete a corpus and everything built for it."""
     from termx.database import Database
-    from termx.storage.store import describe_deleted
+    from termx.storage.corpora import describe_deleted
 
     deleted = describe_deleted(Database(db).drop(name))
     if not quiet:

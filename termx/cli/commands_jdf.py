@@ -11,7 +11,7 @@ from termx.cli import STUDIES_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import RecordWriter, pattern_source
-from termx.cli.progress import RichProgress
+from termx.cli.progress_display import RichProgress
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
 TABLE_COLUMNS = ["x", "y", "df_x", "df_y", "jdf", "documents", "pmi", "dice", "lift", "g2", "p_value", "method",

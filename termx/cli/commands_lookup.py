@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.cells import cell_len
 
-from termx.choices import LEFT, LIMIT, RIGHT
 from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import PatternsOption, RecordWriter, pattern_source
+from termx.defaults import LEFT, LIMIT, RIGHT
 
 if TYPE_CHECKING:
     from termx.api import Corpus

@@ -8,12 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
-from termx.choices import DEFAULT_MAX_LEN, Condition, Scorer, Unit
 from termx.cli import WORDBREAK_PANEL, app
 from termx.cli.options import DbOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
-from termx.cli.progress import RichProgress
+from termx.cli.progress_display import RichProgress
 from termx.database import InputMode
+from termx.defaults import DEFAULT_MAX_LEN, Condition, Scorer, Unit
 from termx.errors import InputError
 from termx.limits import scorer_ranges
 
@@ -95,7 +95,7 @@ def segment(
     pipe (`producer | termx segment CORPUS - | consumer`)."""
     from termx.api import segment_records
     from termx.database import Database
-    from termx.lines import stream_lines
+    from termx.line_reader import stream_lines
 
     options = _options(param, [scorer])[scorer.value]
     database = Database(db)
@@ -165,8 +165,8 @@ def whitespace(
     """The white space recovery experiment: delete the spaces, index, segment, score against the spacing."""
     from termx.experiments.whitespace import TblSettings, run_whitespace
     from termx.index.ingest import read_documents
+    from termx.storage.corpora import describe_deleted
     from termx.storage.db import get_engine
-    from termx.storage.store import describe_deleted
     from termx.tbl.templates import template_set
 
     chosen = _scorers(scorers)

@@ -33,7 +33,7 @@ class Method(str, Enum):
 
 def _load(db: str | None, corpus: str):  # type: ignore[no-untyped-def]
     from termx.storage.db import get_engine
-    from termx.storage.loaded import load_index
+    from termx.storage.index_loader import load_index
 
     engine = get_engine(db)
     return engine, load_index(engine, corpus)
@@ -56,7 +56,7 @@ def crossval(
     mean freq in half 2; n = strings in the bin, classes = their classes. The (freq, df_1) bins are stored in
     termx.crossval_bin (sql/crossval_bins.sql)."""
     from termx.studies.crossval import crossval_bins, half_statistics
-    from termx.studies.store import save_crossval
+    from termx.studies.crossval_store import save_crossval
 
     if plot:
         from termx.studies.plots import require_matplotlib

@@ -9,7 +9,7 @@ import typer
 from termx.cli import TBL_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
-from termx.cli.progress import RichProgress
+from termx.cli.progress_display import RichProgress
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
@@ -57,10 +57,10 @@ def train(
     verbose: VerboseOption = False,
 ) -> None:
     """Learn rules that turn PRED into GOLD, store them, print them with training accuracy before/after."""
-    from termx.lines import read_lines
+    from termx.line_reader import read_lines
     from termx.storage.db import get_engine
+    from termx.tbl.model_store import save_model
     from termx.tbl.segmentation import train_segmentation_corrector
-    from termx.tbl.store import save_model
     from termx.tbl.templates import DEFAULT_TEMPLATES, TEMPLATE_SETS, select_templates
 
     chosen = DEFAULT_TEMPLATES if templates is None else select_templates(
@@ -84,10 +84,10 @@ def apply_cmd(
     verbose: VerboseOption = False,
 ) -> None:
     """Write PRED corrected by the model's rules (applied in order) to stdout, streamed batch by batch."""
-    from termx.lines import stream_lines
+    from termx.line_reader import stream_lines
     from termx.storage.db import get_engine
+    from termx.tbl.model_store import load_model
     from termx.tbl.segmentation import correct_segmentation
-    from termx.tbl.store import load_model
 
     batches = stream_lines(pred)
     model = load_model(get_engine(db), name)
@@ -104,7 +104,7 @@ def rules(name: Annotated[str, typer.Argument(help="A stored model.")], db: DbOp
           fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Print a stored model's rules in order, readably, with their training scores (good − bad)."""
     from termx.storage.db import get_engine
-    from termx.tbl.store import load_model
+    from termx.tbl.model_store import load_model
 
     emit(_show(name, load_model(get_engine(db), name), fmt))
 
@@ -114,7 +114,7 @@ def models(db: DbOption = None, fmt: FormatOption = Format.table, quiet: QuietOp
            verbose: VerboseOption = False) -> None:
     """List the stored TBL models with their training accuracy before/after."""
     from termx.storage.db import get_engine
-    from termx.tbl.store import list_models
+    from termx.tbl.model_store import list_models
 
     emit(render(list_models(get_engine(db)), fmt,
                 ["name", "n_rules", "n_positions", "accuracy_before", "accuracy_after", "created_at"]))

@@ -11,7 +11,7 @@ from datetime import date, time
 from enum import Enum
 from typing import Any
 
-from termx.records import jsonable as _jsonable
+from termx.json_values import jsonable as _jsonable
 
 # C0 and C1 controls, DEL, and the bidi embeddings/overrides/isolates that reorder what a terminal shows.
 CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

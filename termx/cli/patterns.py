@@ -1,7 +1,7 @@
 """Batches of patterns for the look-up commands: `--patterns FILE|-` and the records of a batch, written as they
 are answered.
 
-A batch is the positional patterns, then the lines of `--patterns` (read by termx.lines, batch by batch, so a big
+A batch is the positional patterns, then the lines of `--patterns` (read by termx.line_reader, batch by batch, so a big
 file is never held at once). A bad pattern has its own record with an `error` field (termx.lookup.answer_each):
 json and jsonl carry it in place (and stderr says how many failed); table, csv and tsv leave it out of the data
 and print its error as one `Error: pattern N '...': ...` line on stderr. Either way the command exits 1 once
@@ -32,7 +32,7 @@ BATCH = 1000
 def pattern_source(given: Sequence[str], patterns_file: str | None, what: str = "PATTERN") -> Iterator[str]:
     """The positional patterns, then the lines of `patterns_file`, lazily (the file is opened now, so a missing
     one is an error before any work); a usage error when there are none of either."""
-    from termx.lines import stream_lines
+    from termx.line_reader import stream_lines
 
     if not given and patterns_file is None:
         raise typer.BadParameter(f"give a {what} or --patterns FILE", param_hint=what)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from termx.cli import app
 from termx.daemon import server
 
-PRELOAD = ("termx.lookup", "termx.storage.db", "termx.storage.store", "termx.storage.loaded", "termx.terms",
+PRELOAD = ("termx.lookup", "termx.storage.db", "termx.storage.corpora", "termx.storage.index_loader", "termx.terms",
            "termx.wordbreak", "sqlalchemy.dialects.postgresql.psycopg", "typer._adapters", "pydantic.plugin._loader")
 """Modules imported before the first fork: what look-ups, terms and word breaking load (numba included), and what
 SQLAlchemy and Typer import on first use (Typer's parameter coercion goes through pydantic; older Typers lack it,

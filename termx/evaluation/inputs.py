@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from termx.errors import EvaluationError, InputError
-from termx.lines import parse_json_line, read_lines, source_name
+from termx.line_reader import parse_json_line, read_lines, source_name
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.choices import Unit
+from termx.defaults import Unit
 from termx.index.ingest import Document
 from termx.progress import Progress
 
@@ -70,10 +70,10 @@ def run_demo(engine: Engine, corpus: str = "stdlib-docs", top: int = 10, rebuild
     from termx.errors import CorpusNotFound
     from termx.index.indexer import index_documents
     from termx.lookup import concordance
-    from termx.storage.loaded import load_index
-    from termx.storage.store import get_corpus
+    from termx.storage.corpora import get_corpus
+    from termx.storage.index_loader import load_index
     from termx.terms import extract_terms
-    from termx.wordbreak.stored import segment_model
+    from termx.wordbreak.corpus_model import segment_model
 
     indexed = rebuild
     if not rebuild:

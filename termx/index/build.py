@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from termx.choices import DEFAULT_MAX_K
+from termx.defaults import DEFAULT_MAX_K
 from termx.faults import fault_point
 from termx.index import docfreq
 from termx.index.classes import Classes

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.choices import DEFAULT_REP_CAP
+from termx.defaults import DEFAULT_REP_CAP
 from termx.errors import InputError
 from termx.index.build import DEFAULT_MAX_K, build_shard
 from termx.index.fold import fold_case as fold
@@ -18,8 +18,8 @@ from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, read_
 from termx.index.sharding import cut_shards
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
+from termx.storage.corpora import dependents, get_corpus, require_new_corpus, save_corpus
 from termx.storage.shards import Runner, save_shards
-from termx.storage.store import dependents, get_corpus, require_new_corpus, save_corpus
 
 
 @dataclass

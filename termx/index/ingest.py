@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from termx.errors import InputError
-from termx.lines import decode_stream, iter_lines, open_path, opened, parse_json_line
+from termx.line_reader import decode_stream, iter_lines, open_path, opened, parse_json_line
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRead

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
-from termx.choices import DEFAULT_MAX_K, Unit
+from termx.defaults import DEFAULT_MAX_K, Unit
 from termx.errors import InputError
 from termx.index.ingest import InputMode, OnInvalid
 

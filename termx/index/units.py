@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from termx.choices import Unit
+from termx.defaults import Unit
 from termx.errors import PatternError
 
 WORD_RE = re.compile(r"\w+|[^\w\s]")

@@ -11,7 +11,7 @@ import numpy as np
 
 from termx.errors import PatternError
 from termx.lookup import ClassMatch, find_class
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 
 CANNOT_OCCUR = "it cannot occur in this corpus"  # lookup.pattern_length's hint for a pattern longer than any document
 

@@ -21,7 +21,7 @@ from termx.jdf.measures import association
 from termx.jdf.postings import RelatedClasses
 from termx.jdf.sketches import SEED, Sketches, doc_hashes, merge
 from termx.lookup import pattern_failure
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 
 JDF_FIELDS = ("x", "y", "df_x", "df_y", "jdf", "documents", "table", "pmi", "dice", "lift", "g2", "p_value",
               "method", "stderr", "interval", "note")
@@ -42,8 +42,8 @@ class Part:
 
 def load_parts(engine: Engine, corpus: str, with_sketches: bool) -> list[Part]:
     """The parts (shards) of a stored corpus, with their stored sketches and related classes if asked."""
-    from termx.jdf.store import load_related, load_sketches, stored_params
-    from termx.storage.loaded import load_shards
+    from termx.jdf.sketch_store import load_related, load_sketches, stored_params
+    from termx.storage.index_loader import load_shards
 
     parts = []
     for index in load_shards(engine, corpus):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from termx.jdf.sketches import Sketches, doc_hashes
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 from termx.terms.candidates import Candidates
 
 UNBOUNDED = np.iinfo(np.int64).max  # tau of a sketch that holds its whole document set

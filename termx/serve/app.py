@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from termx.api import Corpus
-from termx.choices import (
+from termx.defaults import (
     LEFT,
     LIMIT,
     RIGHT,
@@ -253,7 +253,7 @@ def _refuse_training(corpus: Corpus, body: SegmentRequest, max_tokens: int) -> J
                            f"{corpus.info.tokens:,}): store it first with `termx segment {corpus.name} --param "
                            "...`, or start the server with a larger --max-train-tokens")
     if body.store:
-        from termx.storage.models import list_models
+        from termx.storage.segment_models import list_models
 
         if len(list_models(corpus.engine, corpus.info)) >= HTTP.stored_models:
             return _error(400, f"corpus {corpus.name!r} has {HTTP.stored_models} segmentation models stored, the "

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import DatabaseUnavailable
-from termx.storage import txn
+from termx.storage import transactions
 from termx.storage.paths import resource
 
 SCHEMA = "termx"
@@ -41,8 +41,8 @@ def get_engine(url: str | None = None) -> Engine:
     """A connected, migrated engine; raises DatabaseUnavailable with a one-line reason if the server is down."""
     engine = connect_or_explain(resolve_url(url))
     upgrade(engine)
-    with txn.connection(engine) as conn:  # what crashed or interrupted writers left behind
-        txn.collect_garbage(conn, engine.url.render_as_string(hide_password=True))
+    with transactions.connection(engine) as conn:  # what crashed or interrupted writers left behind
+        transactions.collect_garbage(conn, engine.url.render_as_string(hide_password=True))
     return engine
 
 
@@ -111,12 +111,12 @@ def upgrade(engine: Engine, revision: str = "heads") -> None:
     from alembic import command
 
     with engine.connect() as conn:
-        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": txn.LOCK_MIGRATE})
+        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": transactions.LOCK_MIGRATE})
         try:
             if revision != "heads" or current(engine) != heads(engine):
                 command.upgrade(_alembic_config(engine), revision)
         finally:
-            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": txn.LOCK_MIGRATE})
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": transactions.LOCK_MIGRATE})
             conn.commit()
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 from sqlalchemy.engine import Engine
 
-from termx.choices import DEFAULT_REP_CAP
+from termx.defaults import DEFAULT_REP_CAP
 from termx.errors import (
     BuildFailed,
     CorpusExists,
@@ -45,9 +45,9 @@ from termx.index.build import build_shard
 from termx.index.ingest import Document
 from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
-from termx.storage import txn
+from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
-from termx.storage.store import STORE_CONNECTIONS, CorpusInfo, _swap, _url, corpus_not_found, get_corpus, store_shard
+from termx.storage.corpora import STORE_CONNECTIONS, CorpusInfo, _swap, _url, corpus_not_found, get_corpus, store_shard
 
 
 @dataclass(frozen=True)
@@ -276,15 +276,15 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
     runner = runner or pool_runner()
     url = _url(engine)
     worker_url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
-        txn.collect_garbage(conn, url)
+    with transactions.connection(engine) as conn, transactions.conflicts_as_errors(f"corpus {name!r}"):
+        transactions.collect_garbage(conn, url)
         target = _target(conn, name, unit, max_k, rep_cap, replace, append)
         with timings.stage("vocabulary", progress):
             vocab = _grow_vocab(target.vocab, [d.text for g in groups for d in g], target.unit)
         if append:
             groups = _new_names(conn, target, groups)
         corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {})
-        with txn.staged_swap(conn, url, corpus_id) as swap:
+        with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
                 for result in _guarded(runner(tasks)):
@@ -393,7 +393,7 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
             " VALUES (NULL, %s, %s, 0, %s, 0, %s, %s) RETURNING id",
             (target.unit.value, target.max_k, sum(len(g) for g in groups), target.rep_cap, json.dumps(params)),
         ).fetchone()[0]  # type: ignore[index]
-        txn.try_own(conn, txn.LOCK_CORPUS, corpus_id)
+        transactions.try_own(conn, transactions.LOCK_CORPUS, corpus_id)
         tasks = []
         first_doc = target.next_doc
         for k, group in enumerate(groups):
@@ -402,7 +402,7 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
                 "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
                 " VALUES (%s, %s, 0, %s, %s, 0) RETURNING id", (corpus_id, shard_no, len(group), first_doc),
             ).fetchone()[0]  # type: ignore[index]
-            txn.create_partition_table(conn, shard_id)
+            transactions.create_partition_table(conn, shard_id)
             tasks.append(ShardTask(url, corpus_id, shard_id, shard_no, first_doc, list(group), target.unit, vocab,
                                    target.max_k, target.rep_cap))
             first_doc += len(group)
@@ -418,14 +418,14 @@ def _swap_append(conn: psycopg.Connection, name: str, target: _Target, staged: i
     """The short transaction of --append: attach the new shards' class tables and move the staged shards,
     documents and tokens under the existing corpus, whose totals and build time change with them."""
     with conn.transaction():
-        txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+        transactions.lock_name(conn, transactions.LOCK_CORPUS_NAME, name)
         row = conn.execute("SELECT id, documents FROM termx.corpus WHERE name = %s", (name,)).fetchone()
         if row is None or row[0] != target.corpus_id or row[1] != target.next_doc:
             raise CorpusInUse(f"corpus {name!r} was replaced, dropped or appended to while this build ran",
                               "run the command again")
         shard_ids = [r[0] for r in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s ORDER BY shard_no",
                                                 (staged,))]
-        txn.attach_partitions(conn, shard_ids)
+        transactions.attach_partitions(conn, shard_ids)
         fault_point("swap")
         for table in ("shard", "document", "vocab"):
             conn.execute(f"UPDATE termx.{table} SET corpus_id = %s WHERE corpus_id = %s",  # noqa: S608 (fixed names)

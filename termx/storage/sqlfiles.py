@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine, make_url
 
 from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, PatternError, TermxError
-from termx.lines import split_lines
+from termx.line_reader import split_lines
 from termx.storage.db import connect_or_explain
 from termx.storage.paths import resource
 from termx.storage.statements import BIND_RE, strip_comments
@@ -237,7 +237,7 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
 def _suggesting(engine: Engine, values: Mapping[str, Any], error: CorpusNotFound) -> CorpusNotFound:
     """The server's unknown-corpus error with the nearest corpus name suggested, for the corpus-naming parameter
     (`corpus`, `reference`) whose value names none."""
-    from termx.storage.store import corpus_names  # on this error only: store loads numpy
+    from termx.storage.corpora import corpus_names  # on this error only: store loads numpy
 
     names = corpus_names(engine)
     missing = [v for k, v in values.items() if k in ("corpus", "reference") and isinstance(v, str) and v not in names]

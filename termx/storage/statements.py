@@ -1,5 +1,5 @@
 """termx's own SQL statements, by name, in sql/internal/<group>.sql (one file per module group), with SQLAlchemy's
-`:name` parameters on either connection termx uses: a raw psycopg one (termx.storage.txn) or an SQLAlchemy one.
+`:name` parameters on either connection termx uses: a raw psycopg one (termx.storage.transactions) or an SQLAlchemy one.
 
 A statement follows a `-- name: NAME` line and runs as `run_internal(conn, "<group>.<NAME>", param=value, ...)`.
 Comments are removed (as for the analyst queries of termx.storage.sqlfiles, which shares strip_comments and BIND_RE).
@@ -67,7 +67,7 @@ def run_internal(conn: psycopg.Connection[Any], ref: str, **params: Any) -> psyc
 def run_internal(conn: sa.Connection, ref: str, **params: Any) -> Any: ...  # a CursorResult (rows untyped)
 def run_internal(conn: Any, ref: str, **params: Any) -> Any:
     """Run the internal statement `ref` ("group.name", see internal_statements) with `params` bound by name, on a
-    raw psycopg connection (termx.storage.txn) or an SQLAlchemy one; the driver's cursor or result."""
+    raw psycopg connection (termx.storage.transactions) or an SQLAlchemy one; the driver's cursor or result."""
     group, name = ref.split(".")
     statement = internal_statements(group)[name]
     if isinstance(conn, psycopg.Connection):

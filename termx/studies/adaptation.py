@@ -17,7 +17,7 @@ import numpy as np
 from termx.index import docfreq
 from termx.index.classes import enumerate_classes
 from termx.lookup import adaptation, find_class
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 from termx.studies.halves import doc_of_rank
 from termx.studies.split import SplitIndex, split_index
 

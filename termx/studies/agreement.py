@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 from termx.studies.adaptation import SplitCounts
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from termx.index import docfreq
 from termx.index.suffix import doc_of_position
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 
 
 def doc_of_rank(index: LoadedIndex) -> np.ndarray:

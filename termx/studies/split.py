@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 
 NO_CLIP = np.iinfo(np.int32).max
 

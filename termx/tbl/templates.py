@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from termx.errors import InputError
-from termx.lines import split_lines
+from termx.line_reader import split_lines
 
 Feature = Literal["tag", "tok"]
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from termx.errors import TermxError
 from termx.index.units import WORD_RE, Unit
-from termx.nulls import length_aware_poisson_adaptation
-from termx.storage.loaded import LoadedIndex
-from termx.terms.kinds import BREAK, INNER, PREPOSITIONS, SPACE, STOP_WORDS, WORD, token_kinds
+from termx.poisson import length_aware_poisson_adaptation
+from termx.storage.index_loader import LoadedIndex
+from termx.terms.token_kinds import BREAK, INNER, PREPOSITIONS, SPACE, STOP_WORDS, WORD, token_kinds
 
 CANDIDATE_RULES = 2        # bump when the rules change: stored candidate sets of older rules are rebuilt
 SPACED_FRACTION = 0.05     # byte/char text whose tokens are at least 5 % spaces is "spaced" (words between spaces)

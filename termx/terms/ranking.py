@@ -7,12 +7,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.choices import Ranking
+from termx.defaults import Ranking
 from termx.errors import InputError
 from termx.progress import Progress, Silent, Timings
-from termx.storage.store import get_corpus
+from termx.storage.corpora import get_corpus
+from termx.terms.candidate_store import ensure_candidates
 from termx.terms.reference import ensure_reference
-from termx.terms.store import ensure_candidates
 
 
 def _check(rank: Ranking, top: int, min_df: int, min_len: int, max_len: int, max_k: int,

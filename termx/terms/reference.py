@@ -10,11 +10,11 @@ from sqlalchemy.engine import Engine
 from termx.errors import CorpusNotFound, InputError
 from termx.lookup import Shards, as_shards
 from termx.progress import Progress, Silent, Timings
-from termx.storage.loaded import load_shards
+from termx.storage.corpora import corpus_not_found, get_corpus
+from termx.storage.index_loader import load_shards
 from termx.storage.statements import run_internal
-from termx.storage.store import corpus_not_found, get_corpus
-from termx.terms.store import ensure_candidates, store_reference
-from termx.terms.summed import summed_counts
+from termx.terms.candidate_store import ensure_candidates, store_reference
+from termx.terms.corpus_candidates import summed_counts
 
 
 def reference_counts(index: Shards, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ import numba as nb
 import numpy as np
 
 from termx.index.units import Unit
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 
 TRIVIAL = -1
 ABSENT = -2

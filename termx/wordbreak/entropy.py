@@ -27,7 +27,7 @@ import numpy as np
 from termx.index.classes import enumerate_classes
 from termx.index.suffix import clipped_lcp, suffix_array
 from termx.index.units import Unit
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, class_tree
 
 OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT, POINT = range(9)

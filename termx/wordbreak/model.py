@@ -11,7 +11,7 @@ where a(w) is the autonomy of w from the normalized variation of branching entro
 w longer than the window; ν = 0 leaves it out), and Viterbi maximises the sum. A word of the model has
 count(w) > 0; besides them only single characters are allowed (at log P = log(ε / words) + ν · a(x), a(x) of a
 character occurring once), so the model is a finite table that new text can be segmented from
-(termx.wordbreak.compact: it stores the word values as they are, so ν needs nothing new there). Step (2)
+(termx.wordbreak.ngram_tables: it stores the word values as they are, so ν needs nothing new there). Step (2)
 fixes what raw substring counts get wrong ("ofthe" occurs 15,000 times as a substring but is rarely a word of
 the evidence segmentation).
 
@@ -62,7 +62,7 @@ import numba as nb
 import numpy as np
 
 from termx.progress import Progress, Silent
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import (
     BRANCHING_STEPS,

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from termx.choices import DEFAULT_MAX_LEN
+from termx.defaults import DEFAULT_MAX_LEN
 from termx.errors import InputError
 from termx.index.units import Unit
 from termx.limits import check_scorer_params
 from termx.progress import Progress
-from termx.storage.loaded import LoadedIndex
+from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak.candidates import (
     ClassTree,
     char_lengths,
@@ -22,7 +22,7 @@ from termx.wordbreak.candidates import (
     text_ids,
 )
 from termx.wordbreak.entropy import corpus_classes, script_kind, text_classes
-from termx.wordbreak.lines import Batch
+from termx.wordbreak.line_batches import Batch
 from termx.wordbreak.model import CHUNK_TOKENS, DEFAULTS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import WordScores, viterbi
@@ -171,7 +171,7 @@ class Segmenter:
         return self.segment_lines([text])[0]
 
     def segment_lines(self, lines: Sequence[str]) -> list[list[str]]:
-        """segment() of many lines in one batch (termx.wordbreak.lines)."""
+        """segment() of many lines in one batch (termx.wordbreak.line_batches)."""
         batch = Batch.of(lines, self.index.unit)
         ids = text_ids(self.index, batch.joined)
         starts, stops = batch.starts, batch.stops

@@ -138,8 +138,8 @@ def _word_scores(fcand, ev, values, unknown, weight, theta, lbl, offset, step, c
 def combine(out, ev, unknown, weight, theta, char_len, runs):  # type: ignore[no-untyped-def]
     """In place: the value of the word at (p, L) (-inf: not a word) becomes weight · value + [p > 0] ·
     (evidence(p) − θ); a single character without a value, and the run of runs[p] tokens at p, get `unknown`;
-    -inf where no word may go (past the
-    end, inside a UTF-8 character). Shared by the class-tree path and the stored model (termx.wordbreak.compact)."""
+    -inf where no word may go (past the end, inside a UTF-8 character). Shared by the class-tree path and the
+    stored model (termx.wordbreak.ngram_tables)."""
     n, max_len = out.shape
     for p in range(n):
         start = ev[p] - theta if p > 0 else 0.0

@@ -21,7 +21,7 @@ from termx.experiments.whitespace.documents import Condition, SpacedDocument, go
 from termx.experiments.whitespace.files import write_records
 from termx.experiments.whitespace.report import ScorerResult, TblResult, WhitespaceReport
 from termx.experiments.whitespace.run import BASELINES, run_whitespace
-from termx.experiments.whitespace.store import store_run, stored_scores
+from termx.experiments.whitespace.run_store import store_run, stored_scores
 from termx.experiments.whitespace.tbl import TBL_SEED, TBL_TESTS, TblSettings, tbl_training_sample
 
 __all__ = ["BASELINES", "TBL_SEED", "TBL_TESTS", "Condition", "ScorerResult", "SpacedDocument", "TblResult",

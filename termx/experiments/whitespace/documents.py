@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from termx.choices import Condition
+from termx.defaults import Condition
 from termx.errors import InputError
 from termx.index.ingest import Document
 

@@ -14,8 +14,8 @@ from termx.evaluation.baselines import SEGMENTATION_BASELINES
 from termx.experiments.whitespace.documents import Condition, SpacedDocument, spaced_documents
 from termx.experiments.whitespace.files import write_records
 from termx.experiments.whitespace.report import ScorerResult, WhitespaceReport, score_result
+from termx.experiments.whitespace.run_store import store_run
 from termx.experiments.whitespace.segment import characters, segment_documents
-from termx.experiments.whitespace.store import store_run
 from termx.experiments.whitespace.tbl import (
     TblSettings,
     check_tbl,
@@ -29,11 +29,11 @@ from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.storage.store import drop_corpus, require_new_corpus
+from termx.storage.corpora import drop_corpus, require_new_corpus
 from termx.tbl.learner import Model, rule_keys_fit
 from termx.tbl.segmentation import correct_segmentation
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params
-from termx.wordbreak.merged import corpus_index
+from termx.wordbreak.corpus_index import corpus_index
 
 BASELINES = tuple(SEGMENTATION_BASELINES)
 """Trivial baselines scored in every run: no boundary at all; a boundary wherever a letter meets a non-letter."""

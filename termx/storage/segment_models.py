@@ -14,10 +14,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.storage.copyrows import copy_binary
-from termx.storage.loaded import read_cache, write_cache
+from termx.storage.corpora import CorpusInfo, array_chunks, join_chunks
+from termx.storage.index_loader import read_cache, write_cache
 from termx.storage.paths import cache_folder
-from termx.storage.store import CorpusInfo, array_chunks, join_chunks
-from termx.storage.txn import transaction
+from termx.storage.transactions import transaction
 
 
 @dataclass

@@ -22,7 +22,7 @@ import numpy as np
 from termx.index.units import Unit
 from termx.wordbreak.candidates import ABSENT, char_lengths
 from termx.wordbreak.entropy import _evidence, class_bonus, run_lengths, text_classes
-from termx.wordbreak.lines import Batch
+from termx.wordbreak.line_batches import Batch
 from termx.wordbreak.viterbi import append_best, combine
 
 FORMAT = 2

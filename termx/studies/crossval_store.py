@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 
 from termx.storage.copyrows import copy_binary
-from termx.storage.loaded import LoadedIndex
-from termx.storage.txn import transaction
+from termx.storage.index_loader import LoadedIndex
+from termx.storage.transactions import transaction
 from termx.studies.crossval import CrossvalBins, HalfStatistics
 
 

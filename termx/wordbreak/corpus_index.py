@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from termx.index.build import class_statistics
 from termx.index.suffix import suffix_array
-from termx.storage.loaded import LoadedIndex, load_shards
+from termx.storage.index_loader import LoadedIndex, load_shards
 
 
 def corpus_index(engine: Engine, corpus: str) -> LoadedIndex:

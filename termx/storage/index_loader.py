@@ -32,8 +32,8 @@ from termx.errors import MultiShardUnsupported, PatternError
 from termx.faults import fault_point
 from termx.home import process_alive
 from termx.index.units import Unit, encode_pattern
+from termx.storage.corpora import CorpusInfo, get_corpus, load_array
 from termx.storage.paths import OWNER_FILE, cache_folder, home, write_owner
-from termx.storage.store import CorpusInfo, get_corpus, load_array
 
 log = logging.getLogger("termx")
 

@@ -15,13 +15,13 @@ from termx.errors import InputError
 from termx.faults import fault_point
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
-from termx.storage import txn
+from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
-from termx.storage.loaded import LoadedIndex, load_shards
+from termx.storage.corpora import get_corpus
+from termx.storage.index_loader import LoadedIndex, load_shards
 from termx.storage.statements import run_internal
-from termx.storage.store import get_corpus
 from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION
-from termx.terms.summed import CorpusCandidates, one_shard_candidates, summed_candidates
+from termx.terms.corpus_candidates import CorpusCandidates, one_shard_candidates, summed_candidates
 
 COPY_ROWS = 50_000         # candidates per COPY chunk
 
@@ -47,12 +47,12 @@ def ensure_candidates(engine: Engine, corpus: str, progress: Progress | None = N
     """Compute and store the corpus's term candidates unless they are stored already (one transaction).
 
     A corpus of several shards stores each distinct candidate string once, under its representative shard, with
-    freq, df_k and p0 of the whole corpus (termx.terms.summed), so the rankings read one row per string.
+    freq, df_k and p0 of the whole corpus (termx.terms.corpus_candidates), so the rankings read one row per string.
     """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     info = get_corpus(engine, corpus)
-    with txn.connection(engine) as conn:
+    with transactions.connection(engine) as conn:
         if not _candidates_stale(conn, info.id):
             return
     with timings.stage("load index", progress):
@@ -80,9 +80,9 @@ def _store_candidates(engine: Engine, shards: Sequence[LoadedIndex], found: Corp
     fault_point("store_candidates")
     corpus = shards[0].corpus
     ids = [s.shard_id for s in shards]
-    with txn.transaction(engine, f"corpus {corpus.name!r}") as conn:
+    with transactions.transaction(engine, f"corpus {corpus.name!r}") as conn:
         for shard_id in sorted(ids):
-            txn.lock(conn, txn.LOCK_CANDIDATES, shard_id)
+            transactions.lock(conn, transactions.LOCK_CANDIDATES, shard_id)
         if not _candidates_stale(conn, corpus.id):
             return  # another process stored them while we computed
         run_internal(conn, "terms.delete_candidate_sets", ids=ids)
@@ -102,8 +102,8 @@ def store_reference(engine: Engine, shard_id: int, ref_id: int, rows: Sequence[A
                     df: np.ndarray) -> None:
     """Store the reference counts (freq, df) of a shard's candidates `rows` (with .i, .j), unless another
     process stored them first."""
-    with txn.transaction(engine, "the corpus or its reference corpus") as conn:
-        txn.lock(conn, txn.LOCK_CANDIDATES, shard_id)
+    with transactions.transaction(engine, "the corpus or its reference corpus") as conn:
+        transactions.lock(conn, transactions.LOCK_CANDIDATES, shard_id)
         if run_internal(conn, "terms.reference_stored", shard_id=shard_id, ref_id=ref_id).fetchone() is not None:
             return  # another process stored them while we counted
         run_internal(conn, "terms.insert_reference_set", shard_id=shard_id, ref_id=ref_id)
@@ -124,7 +124,7 @@ def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, 
         raise InputError("a term list name must have 1 to 200 characters")
     info = get_corpus(engine, corpus)
     try:
-        with txn.transaction(engine, f"corpus {corpus!r}") as conn:
+        with transactions.transaction(engine, f"corpus {corpus!r}") as conn:
             old = run_internal(conn, "terms.lock_term_list", name=name).fetchone()
             if old is not None:
                 if not replace:

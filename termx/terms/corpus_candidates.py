@@ -15,8 +15,8 @@ import numpy as np
 
 from termx.index.units import Unit
 from termx.lookup import Shards, as_shards
-from termx.nulls import length_aware_poisson_adaptation
-from termx.storage.loaded import LoadedIndex
+from termx.poisson import length_aware_poisson_adaptation
+from termx.storage.index_loader import LoadedIndex
 from termx.terms.candidates import (
     NULL_BINS,
     P0_CEILING,
@@ -25,7 +25,7 @@ from termx.terms.candidates import (
     is_spaced,
     space_count,
 )
-from termx.terms.kinds import token_kinds
+from termx.terms.token_kinds import token_kinds
 
 
 @dataclass

@@ -10,7 +10,7 @@ import psycopg
 from sqlalchemy.engine import Engine
 
 from termx.errors import ModelExists, ModelNotFound
-from termx.storage import txn
+from termx.storage import transactions
 from termx.storage.statements import run_internal, run_internal_many
 from termx.tbl.learner import Model, Rule
 from termx.tbl.templates import parse_templates
@@ -25,10 +25,10 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False, c
     """Store `model` as `name` in one transaction (replacing an existing one only if asked); returns its id.
 
     `corpus_id` ties the model to the corpus it was trained for (it is dropped with it); `conn` writes inside a
-    caller's transaction (termx.storage.txn) instead of a transaction of its own.
+    caller's transaction (termx.storage.transactions) instead of a transaction of its own.
     """
     if conn is None:
-        with txn.transaction(engine, f"TBL model {name!r}") as own:
+        with transactions.transaction(engine, f"TBL model {name!r}") as own:
             return save_model(engine, name, model, replace, corpus_id, own)
     params = {"templates": [t.spec for t in model.templates], "n_tags": model.n_tags,
               "tag_names": list(model.tag_names) if model.tag_names is not None else None,

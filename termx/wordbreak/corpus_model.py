@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from sqlalchemy.engine import Engine
 
 from termx.progress import Progress, Silent, Timings
-from termx.storage.models import cache_model, find_model, model_exists, save_model
-from termx.storage.store import get_corpus
-from termx.wordbreak.compact import FORMAT, CompactModel, compact_model
+from termx.storage.corpora import get_corpus
+from termx.storage.segment_models import cache_model, find_model, model_exists, save_model
 from termx.wordbreak.model import DEFAULTS
+from termx.wordbreak.ngram_tables import FORMAT, CompactModel, compact_model
 from termx.wordbreak.scoring import Scorer
 from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, scorer_params
 
@@ -61,7 +61,7 @@ def segment_model(engine: Engine, corpus: str, max_len: int = DEFAULT_MAX_LEN,
     if stored is not None:
         model, source = CompactModel.from_stored(stored.meta, stored.arrays), stored.source
     else:
-        from termx.wordbreak.merged import corpus_index
+        from termx.wordbreak.corpus_index import corpus_index
         from termx.wordbreak.segmenter import Segmenter
 
         started = time.perf_counter()

@@ -10,11 +10,11 @@ from sqlalchemy.engine import Engine
 
 from termx.experiments.whitespace.report import ScorerResult
 from termx.experiments.whitespace.tbl import model_name
-from termx.storage import txn
+from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
-from termx.storage.store import get_corpus
+from termx.storage.corpora import get_corpus
 from termx.tbl.learner import Model
-from termx.tbl.store import save_model
+from termx.tbl.model_store import save_model
 
 
 def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequence[ScorerResult],
@@ -22,7 +22,7 @@ def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequ
     """Insert the run, COPY its per-document counts (termx.seg_run, termx.seg_score) and store its TBL models
     (one per scorer, tied to the corpus), all in one transaction; returns the run id."""
     corpus_id = get_corpus(engine, corpus).id
-    with txn.transaction(engine, f"corpus {corpus!r}") as conn:
+    with transactions.transaction(engine, f"corpus {corpus!r}") as conn:
         run_id = conn.execute("INSERT INTO termx.seg_run (corpus_id, params) VALUES (%s, %s) RETURNING id",
                               (corpus_id, json.dumps(params))).fetchone()[0]  # type: ignore[index]
         copy_binary(conn, "termx.seg_score", ("run_id", "scorer", "kind", "doc_no", "doc_name", "b_tp", "b_fp",

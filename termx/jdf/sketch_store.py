@@ -26,10 +26,10 @@ from termx.jdf.postings import RelatedClasses, related_classes
 from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, class_sketches, doc_hashes
 from termx.progress import Progress, Silent, Timings
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
-from termx.storage.loaded import LoadedIndex, load_shards, write_cache
+from termx.storage.index_loader import LoadedIndex, load_shards, write_cache
 from termx.storage.paths import home
 from termx.storage.statements import internal_statements, run_internal
-from termx.storage.txn import transaction
+from termx.storage.transactions import transaction
 from termx.terms.candidates import candidate_classes
 
 ROWS_PER_CHUNK = 20000

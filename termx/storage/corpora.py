@@ -3,7 +3,7 @@
 A build never changes what readers see until its swap: the new version's corpus row stays nameless while its
 shard, documents, vocabulary, index arrays and class table are loaded (DESIGN.md "Scale-out": a shard is the
 unit of building); one short transaction then names it and retires the old version, which is purged after.
-An interrupted build leaves only a nameless corpus that the next command purges (`txn.collect_garbage`).
+An interrupted build leaves only a nameless corpus that the next command purges (`transactions.collect_garbage`).
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.choices import DEFAULT_REP_CAP
+from termx.defaults import DEFAULT_REP_CAP
 from termx.errors import CorpusExists, CorpusNotFound
 from termx.faults import fault_point
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
-from termx.storage import txn
+from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
 from termx.storage.statements import run_internal
 
@@ -77,14 +77,15 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
     url = _url(engine)
-    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
-        txn.collect_garbage(conn, url)
+    with transactions.connection(engine) as conn, transactions.conflicts_as_errors(f"corpus {name!r}"):
+        transactions.collect_garbage(conn, url)
         if not replace and _named(conn, name) is not None:
             raise _exists(name)
         corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
-        with txn.staged_swap(conn, url, corpus_id) as swap:
+        with transactions.staged_swap(conn, url, corpus_id) as swap:
             with contextlib.ExitStack() as helpers:
-                conns = [conn, *(helpers.enter_context(txn.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))]
+                extra = (helpers.enter_context(transactions.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))
+                conns = [conn, *extra]
                 store_shard(conns, corpus_id, shard_id, shard, rep_cap, timings, progress, on_load=on_load)
             fault_point("staged")
             swap.old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
@@ -110,7 +111,7 @@ def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: i
         _copy_classes(conns, shard_id, shard, rep_cap, advance)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
-        txn.index_partition_table(conns, shard_id)
+        transactions.index_partition_table(conns, shard_id)
 
 
 def _url(engine: Engine) -> str:
@@ -132,12 +133,12 @@ def _stage_rows(conn: psycopg.Connection, shard: Shard, params: dict[str, Any], 
             conn, "corpora.insert_corpus", unit=ta.unit.value, max_k=shard.max_k, tokens=ta.n_tokens,
             documents=len(shard.documents), classes=len(shard.classes), rep_cap=rep_cap, params=json.dumps(params),
         ).fetchone()[0]  # type: ignore[index]
-        txn.try_own(conn, txn.LOCK_CORPUS, corpus_id)
+        transactions.try_own(conn, transactions.LOCK_CORPUS, corpus_id)
         shard_id = run_internal(
             conn, "corpora.insert_shard", corpus_id=corpus_id, tokens=ta.n_tokens, documents=len(shard.documents),
             classes=len(shard.classes), seconds=params.get("build_seconds"),
         ).fetchone()[0]  # type: ignore[index]
-        txn.create_partition_table(conn, shard_id)
+        transactions.create_partition_table(conn, shard_id)
     return corpus_id, shard_id
 
 
@@ -146,11 +147,11 @@ def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[i
     """The short transaction that makes a staged corpus `name`: attach its shards' class tables, retire the old
     version (it becomes nameless) and name the new one. Swaps of one name serialise; returns the retired id."""
     with conn.transaction():
-        txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+        transactions.lock_name(conn, transactions.LOCK_CORPUS_NAME, name)
         old = _named(conn, name)
         if old is not None and not replace:
             raise _exists(name, "another build created it; use `replace=True`")
-        txn.attach_partitions(conn, shard_ids)
+        transactions.attach_partitions(conn, shard_ids)
         fault_point("swap")
         if old is not None:
             run_internal(conn, "corpora.retire_corpus", id=old)
@@ -177,22 +178,22 @@ def drop_corpus(engine: Engine, name: str) -> dict[str, int]:
     its tables are purged after them (or by the next command, if they take long).
     """
     url = _url(engine)
-    with txn.connection(engine) as conn, txn.conflicts_as_errors(f"corpus {name!r}"):
-        txn.collect_garbage(conn, url)
+    with transactions.connection(engine) as conn, transactions.conflicts_as_errors(f"corpus {name!r}"):
+        transactions.collect_garbage(conn, url)
         with conn.transaction():
-            txn.lock_name(conn, txn.LOCK_CORPUS_NAME, name)
+            transactions.lock_name(conn, transactions.LOCK_CORPUS_NAME, name)
             old = _named(conn, name)
             if old is None:
                 raise corpus_not_found(conn, name)
             deleted = _dependents(conn, old)
             run_internal(conn, "corpora.retire_corpus", id=old)
-        txn.purge(conn, url, old)
+        transactions.purge(conn, url, old)
     return deleted
 
 
 def dependents(engine: Engine, name: str) -> dict[str, int]:
     """What dropping or replacing corpus `name` deletes besides its index (all zero if there is no such corpus)."""
-    with txn.connection(engine) as conn:
+    with transactions.connection(engine) as conn:
         old = _named(conn, name)
         return _dependents(conn, old) if old is not None else dict.fromkeys(DEPENDENTS, 0)
 
@@ -279,7 +280,7 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
     cores."""
     from termx.storage.classrows import class_rows
 
-    part = txn.class_partition(shard_id)
+    part = transactions.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
     cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]
@@ -295,7 +296,7 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
                 if k == 0 and lo == 0:
                     fault_point("copy_classes")  # mid-COPY, after the header
 
-    txn.in_parallel(conns, [functools.partial(load, lo=lo, hi=hi) for lo, hi in itertools.pairwise(cuts)])
+    transactions.in_parallel(conns, [functools.partial(load, lo=lo, hi=hi) for lo, hi in itertools.pairwise(cuts)])
 
 
 def _info(row: Any) -> CorpusInfo:
@@ -345,7 +346,7 @@ def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
 def corpus_rows(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
     """`termx corpora` (and GET /corpora): each corpus's row, with the bytes it takes in the database (db_bytes)
     and in this machine's look-up cache (cache_bytes)."""
-    from termx.storage.loaded import cache_bytes
+    from termx.storage.index_loader import cache_bytes
 
     listed = [get_corpus(engine, name)] if name else list_corpora(engine)
     in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))
