@@ -125,7 +125,7 @@ def test_sql_on_shards_is_the_one_shard_corpus_and_brute_force(engine: Engine, d
 
 
 def test_worked_example_across_shards(engine: Engine) -> None:
-    """DESIGN.md's three documents, the third in a shard of its own: H (7; 3,2,1) in SQL, lines by document."""
+    """docs/design.md's three documents, the third in a shard of its own: H (7; 3,2,1) in SQL, lines by document."""
     name = _build(engine, [[Document("a", "Hi_Ho_Hi_Ho"), Document("b", "Hi_Ho")], [Document("c", "Hi")]],
                   Unit.byte)
     [row] = _rows(engine, "SELECT freq, df, i, lbl FROM termx.stats(:c, 'H')", c=name)

@@ -1,4 +1,4 @@
-"""Cut a corpus's documents into shards (DESIGN.md "Scale-out"): by whole documents, in input order, each shard
+"""Cut a corpus's documents into shards (docs/scale-out.md): by whole documents, in input order, each shard
 at most a given number of bytes of UTF-8 text; a document larger than that is a shard of its own."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Store a built shard in PostgreSQL (COPY for bulk data) beside the live corpora, swap it in, read corpora back.
 
 A build never changes what readers see until its swap: the new version's corpus row stays nameless while its
-shard, documents, vocabulary, index arrays and class table are loaded (DESIGN.md "Scale-out": a shard is the
+shard, documents, vocabulary, index arrays and class table are loaded (docs/scale-out.md: a shard is the
 unit of building); one short transaction then names it and retires the old version, which is purged after.
 An interrupted build leaves only a nameless corpus that the next command purges (`transactions.collect_garbage`).
 """

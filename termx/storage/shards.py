@@ -1,4 +1,4 @@
-"""Build a corpus of several shards in parallel and store it beside the live corpora (DESIGN.md "Scale-out").
+"""Build a corpus of several shards in parallel and store it beside the live corpora (docs/scale-out.md).
 
 The coordinator stages a nameless corpus row, one row and one standalone class table per shard, and the global
 vocabulary; each worker (a process of a local pool, or a task on a Dask cluster) builds its shard's arrays and

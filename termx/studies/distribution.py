@@ -1,6 +1,6 @@
 """Pr(k), the number of times a string occurs in a document, from its df_k (slides: "estimate Pr(str) from
-leading terms of cdf_k; mean, var, entropy"), and the null models that may describe it (DESIGN.md, "Shape of
-Pr(k)"): Poisson, negative binomial and Katz's K-mixture (Church & Gale 1995).
+leading terms of cdf_k; mean, var, entropy"), and the null models that may describe it (docs/adaptation.md, "Pr(k) and
+null models"): Poisson, negative binomial and Katz's K-mixture (Church & Gale 1995).
 
 Pr(k) = (df_k − df_(k+1)) / D for k < K and the tail Pr(k >= K) = df_K / D are exact. The mean freq / D is
 exact. Variance and entropy need the tail's shape: the tail model is K + a geometric count whose mean makes
