@@ -6,7 +6,7 @@ Run from the repository root:  .venv/bin/python bench/bench_terms.py [--db URL] 
 
 Every ranking (adaptation, poisson, ridf, freq, df) runs through termx.terms.extract_terms, i.e. the
 sql/terms_*.sql queries, with the CLI's defaults unless a part says otherwise; the freq ranking is the
-reference each figure is compared with (a ratio, and a paired test from termx.evaluation.paired).
+reference each figure is compared with (a ratio, and a paired test from termx.evaluation).
 
 - en: Reuters-21578 with all white space deleted (unit byte, one document per story): precision at 50, 100,
   500 and 1,000 — a candidate counts when it, or its lower-case form, is a word of /usr/share/dict/words.
@@ -47,7 +47,8 @@ import sqlalchemy as sa
 from _data import data_dir
 
 from termx.errors import CorpusNotFound
-from termx.evaluation.paired import mcnemar, sign_test
+from termx.evaluation.paired import sign_test
+from termx.evaluation.paired_outcomes import mcnemar
 from termx.evaluation.termlists import occurs_in, top_k
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document

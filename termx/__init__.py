@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "open": "termx.api",
+    "open": "termx.database",
     "Corpus": "termx.api",
     "Database": "termx.database",
     "IndexOptions": "termx.index.options",

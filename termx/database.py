@@ -19,6 +19,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from termx.errors import InputError
+from termx.face.admin import CacheAdmin, ServerAdmin
+from termx.face.experiments import Experiments
+from termx.face.tbl import TblModels
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, check_unique
 from termx.index.options import IndexOptions
 
@@ -29,15 +32,17 @@ if TYPE_CHECKING:
     from termx.progress import Progress
     from termx.storage.shards import Runner
 
-__all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source"]
+__all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source", "open"]
 """The face of a build: the database, its options and the choices they take."""
 
 Source = str | os.PathLike[str] | Document | tuple[Any, str]
 """What index() and append() take: paths (files, directories, "-" for stdin), Documents, or (id, text) pairs."""
 
 
-class Database:
-    """A termx database (PostgreSQL): build, list and drop corpora, and open one as a `Corpus`."""
+class Database(ServerAdmin, CacheAdmin, TblModels, Experiments):
+    """A termx database (PostgreSQL): build, list and drop corpora, and open one as a `Corpus`; TBL models, the
+    experiments, and (as static methods, with no connection) the embedded server, backups and the look-up cache
+    from the capability classes of termx.face."""
 
     def __init__(self, url: str | None = None) -> None:
         """Connect (and migrate the schema): `url`, else TERMX_DATABASE_URL, else the embedded server under
@@ -203,3 +208,9 @@ def _runner(opts: IndexOptions) -> Runner | None:
     if opts.dask:
         return dask_runner(opts.dask)
     return pool_runner(opts.workers) if opts.workers is not None else None
+
+
+def open(name: str, db: str | None = None) -> Corpus:  # noqa: A001 - termx.open, like io.open
+    """The corpus `name` in the database `db` (default: TERMX_DATABASE_URL, else the embedded server):
+    `termx.Database(db).corpus(name)`."""
+    return Database(db).corpus(name)

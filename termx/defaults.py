@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 DEFAULT_MAX_K = 4
 """df_1..df_K computed by default."""
@@ -65,3 +67,56 @@ TERMS_MIN_LEN = 2
 """Shortest term candidate, in tokens."""
 TERMS_MAX_LEN = 40
 """Longest term candidate, in tokens."""
+
+# The defaults of co-occurrence (Corpus.related, Corpus.sketch), stated once: `termx related|sketch` use them.
+RELATED_TOP = 20
+"""Related strings returned."""
+RELATED_MEASURE = "g2"
+"""How related() ranks (g2, pmi, dice or lift)."""
+RELATED_MIN_DF = 5
+"""Fewest documents a related string is in."""
+SKETCH_K = 256
+"""Hashes per bottom-k sketch."""
+SKETCH_THRESHOLD = 20
+"""Classes in at least this many documents are sketched."""
+
+# The defaults of the adaptation studies (Corpus.adaptation, priming_summary, agreement, shape), stated once.
+NEIGHBORS = 10
+"""Documents in a document's neighbourhood (priming)."""
+STUDY_MIN_DF = 10
+"""Summaries cover the strings (or words) in at least this many documents."""
+
+# The defaults of TBL (Database.tbl_learn), stated once.
+TBL_MIN_SCORE = 2
+"""Learning stops when the best rule fixes fewer than this many more errors than it makes."""
+TBL_TEMPLATE_SET = "brill"
+"""The template set `termx tbl templates` lists by default (Brill's 23, what tbl_learn uses by default)."""
+
+# The defaults of the white space experiment (Database.whitespace) and of the demo (Database.demo).
+WHITESPACE_SCORERS = (Scorer.branching, Scorer.adaptation, Scorer.freq)
+"""The scorers the white space experiment compares by default."""
+DEMO_CORPUS = "stdlib-docs"
+"""The demo corpus's name."""
+DEMO_TOP = 10
+"""Terms per ranking in the demo."""
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """The knobs of the paired tests (`termx compare`, termx.face.evaluation.compare_systems), with their defaults;
+    `exact` None = each test's default (exact sign/McNemar, auto Wilcoxon)."""
+
+    alpha: float = 0.05
+    alternative: str = "two-sided"   # a key of HYPOTHESES; a one-tailed test names its direction beforehand
+    ties: Literal["drop", "split"] = "drop"
+    zero_method: Literal["wilcox", "pratt"] = "wilcox"
+    exact: bool | None = None
+    resamples: int = 9999
+    seed: int = 0
+    min_good: int = 2
+
+
+SIGN_TABLE_MIN_N = 5
+"""Smallest N of the sign test's table of critical values."""
+SIGN_TABLE_MAX_N = 50
+"""Largest N of that table."""

@@ -8,6 +8,7 @@ CLI can render it as its flag (`--replace`) and a library user reads the argumen
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Iterable, Sequence
 
 
@@ -87,3 +88,27 @@ class MultiShardUnsupported(TermxError):
 
 class DaemonError(TermxError):
     """The warm command process of `termx daemon start` could not be started."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message, at most 300 characters."""
+    return (str(exc).strip().splitlines() or [""])[0][:300]
+
+
+def database_error_line(exc: Exception) -> str | None:
+    """A one-line report of a database error that escaped the library (the server went away mid-command, or
+    cannot be reached at all); None when `exc` is not one. psycopg is looked up, not imported: it is loaded
+    whenever one of its errors exists."""
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is None:
+        return None
+    orig = getattr(exc, "orig", None) if isinstance(getattr(exc, "orig", None), BaseException) else exc
+    if not isinstance(orig, psycopg.Error):
+        return None
+    diag = getattr(orig, "diag", None)
+    reason = getattr(diag, "message_primary", None) or first_line(orig) or type(orig).__name__
+    state = getattr(orig, "sqlstate", None) or ""
+    if isinstance(orig, psycopg.OperationalError) and (not state or state.startswith(("08", "57P"))):
+        return (f"lost or could not open the database connection: {reason} "
+                "(is the server running? check --db / TERMX_DATABASE_URL)")
+    return f"database error: {reason} (rerun with --debug for the traceback)"

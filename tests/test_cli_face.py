@@ -1,5 +1,6 @@
-"""The look-up, terms and segment commands are thin mappings of the library face (issue 28): they import no storage
-or algorithm module, and their defaults (and `termx serve`'s) are the ones the Corpus methods state."""
+"""The CLI and the HTTP app are thin mappings of the library face (issue 28): no module of termx/cli or termx/serve
+imports a storage or algorithm module, anywhere in it, and the defaults of the commands (and of `termx serve`) are
+the ones the Corpus methods state."""
 
 from __future__ import annotations
 
@@ -13,26 +14,49 @@ from termx.api import Corpus
 from termx.cli import app
 from termx.serve.app import ConcordanceRequest, TermsRequest
 
-CLI = Path(__file__).resolve().parents[1] / "termx" / "cli"
+TERMX = Path(__file__).resolve().parents[1] / "termx"
+CLI = TERMX / "cli"
 BELOW_THE_FACE = ("termx.storage", "termx.index", "termx.jdf", "termx.wordbreak", "termx.terms", "termx.studies",
                   "termx.tbl", "termx.evaluation", "termx.experiments", "termx.lookup")
-FACE_ONLY = {"commands_lookup.py": None, "commands_terms.py": None, "commands_segment.py": {"whitespace"}}
-"""The command modules held to the face, with the functions still exempt (None: none)."""
+MAPPINGS = sorted([*CLI.glob("*.py"), *(TERMX / "serve").rglob("*.py")])
+"""Every module of the CLI and of the HTTP app (a new one is held to the face as soon as it exists)."""
 
 
-def _imports(tree: ast.Module, exempt: set[str]) -> list[str]:
-    """The modules imported anywhere in `tree` but inside the functions named in `exempt`."""
-    skipped = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name in exempt
-               for n in ast.walk(f)}
-    return [n.module for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and n.module and id(n) not in skipped]
+def _imports(tree: ast.Module) -> list[str]:
+    """The modules imported anywhere in `tree` (at the top, inside functions, under TYPE_CHECKING)."""
+    found: list[str] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module:
+            found += [n.module, *(f"{n.module}.{a.name}" for a in n.names)]
+        elif isinstance(n, ast.Import):
+            found += [a.name for a in n.names]
+    return found
 
 
-def test_lookup_terms_and_segment_commands_import_only_the_face() -> None:
-    for name, exempt in FACE_ONLY.items():
-        modules = _imports(ast.parse((CLI / name).read_text()), exempt or set())
-        assert "termx.database" in modules or "termx.api" in modules
-        assert [m for m in modules if m.startswith(BELOW_THE_FACE)] == [], name
+def _below(module: str) -> bool:
+    return any(module == b or module.startswith(b + ".") for b in BELOW_THE_FACE)
+
+
+def test_every_cli_and_http_module_imports_only_the_face() -> None:
+    assert len(MAPPINGS) > 15 and CLI / "commands_studies.py" in MAPPINGS
+    offenders = {p.relative_to(TERMX).as_posix(): [m for m in _imports(ast.parse(p.read_text())) if _below(m)]
+                 for p in MAPPINGS}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_the_check_sees_every_kind_of_import() -> None:
+    text = ("import termx.storage.db\nfrom termx import lookup\ndef f():\n    from termx.tbl.templates import x\n"
+            "if TYPE_CHECKING:\n    from termx.index.ingest import Document\n")
+    assert [m for m in _imports(ast.parse(text)) if _below(m)] == [
+        "termx.storage.db", "termx.lookup", "termx.tbl.templates", "termx.tbl.templates.x", "termx.index.ingest",
+        "termx.index.ingest.Document"]
+
+
+def test_commands_that_read_a_corpus_reach_it_through_the_face() -> None:
+    for name in ("commands_lookup.py", "commands_terms.py", "commands_segment.py", "commands_studies.py",
+                 "commands_tbl.py", "commands_jdf.py", "commands_index.py"):
+        modules = _imports(ast.parse((CLI / name).read_text()))
+        assert "termx.database" in modules or "termx.api" in modules, name
 
 
 def _cli_defaults(command: str) -> dict[str, object]:

@@ -14,18 +14,14 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 from termx.errors import EvaluationError
 from termx.evaluation.paired import (
-    Segment,
-    approximate_randomization,
-    mapsswe,
-    mapsswe_segments,
-    mcnemar,
-    paired_bootstrap,
     paired_ttest,
     sign_test,
     sign_test_critical_value,
     sign_test_table,
     wilcoxon,
 )
+from termx.evaluation.paired_outcomes import Segment, mapsswe, mapsswe_segments, mcnemar
+from termx.evaluation.resampling import approximate_randomization, paired_bootstrap
 
 TOL = 1e-9
 ALTS = st.sampled_from(["two-sided", "greater", "less"])

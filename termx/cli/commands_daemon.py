@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from termx.cli import DATABASE_PANEL, app
 from termx.cli.options import FormatOption, QuietOption, VerboseOption, emit, notice
 from termx.cli.output import Format, render_record
+from termx.cli.root import DATABASE_PANEL, app
 
 daemon_app = typer.Typer(help="A warm termx process (start, stop, status): later commands run in a fork of it "
                               "and skip the seconds of imports.", no_args_is_help=True)

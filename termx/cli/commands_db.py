@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import DATABASE_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, notice
 from termx.cli.output import Format, render_record
+from termx.cli.root import DATABASE_PANEL, app
 
 db_app = typer.Typer(help="The embedded PostgreSQL server (start, stop, status, url, psql), backups (dump, "
                           "restore) and the schema (upgrade, current).", no_args_is_help=True)
@@ -26,23 +26,23 @@ def db_start(
     verbose: VerboseOption = False,
 ) -> None:
     """Start the embedded PostgreSQL under $TERMX_HOME and keep it running for later commands and clients."""
-    from termx.storage import embedded
+    from termx.database import Database
 
-    started, status = embedded.start(tcp)
-    if started:
-        notice(f"started the embedded PostgreSQL (pid {status.pid}, data in {status.data_dir}); "
+    status = Database.server_start(tcp)
+    if status["started"]:
+        notice(f"started the embedded PostgreSQL (pid {status['pid']}, data in {status['data_dir']}); "
                "`termx db url` prints its URL, `termx db stop` stops it")
     else:
-        notice(f"the embedded PostgreSQL is already running (pid {status.pid}); it stays running until "
+        notice(f"the embedded PostgreSQL is already running (pid {status['pid']}); it stays running until "
                "`termx db stop`")
 
 
 @db_app.command("stop")
 def db_stop(quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Stop the embedded PostgreSQL (a fast shutdown: open sessions end, committed data is kept)."""
-    from termx.storage import embedded
+    from termx.database import Database
 
-    if embedded.stop():
+    if Database.server_stop():
         notice("stopped the embedded PostgreSQL")
     else:
         notice("the embedded PostgreSQL is not running; nothing to stop")
@@ -52,11 +52,9 @@ def db_stop(quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
 def db_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories, and the bytes of
     its data directory (db_bytes) and of the look-up cache (cache_bytes)."""
-    from termx.storage import embedded
-    from termx.storage.index_loader import cache_size
+    from termx.database import Database
 
-    status = embedded.status()
-    emit(render_record({**status.as_row(), "db_bytes": status.size_bytes, "cache_bytes": cache_size()}, fmt))
+    emit(render_record(Database.server_status(), fmt))
 
 
 @db_app.command("url")
@@ -70,10 +68,10 @@ def db_url(
 ) -> None:
     """A libpq URL of the embedded server, for psql, psycopg, pandas, SQLAlchemy or notebooks (a stopped server's
     address, with a note on stderr)."""
-    from termx.storage import embedded
+    from termx.database import Database
 
-    address = embedded.url(with_password=password, tcp=tcp)
-    if not embedded.status().running:
+    address = Database.server_url(password, tcp)
+    if not Database.server_running():
         notice("the embedded PostgreSQL is not running: this is its address once `termx db start` has "
                "started it")
     emit(address)
@@ -85,10 +83,9 @@ def db_psql(ctx: typer.Context, db: DbOption = None) -> None:
     import signal
     import subprocess
 
-    from termx.storage import embedded
+    from termx.database import Database
 
-    target = db.replace("postgresql+psycopg://", "postgresql://") if db else embedded.embedded_url()
-    command, env = embedded.psql_command(target)
+    command, env = Database.psql_command(db)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to psql while it runs
     try:
         code = subprocess.run([*command, *ctx.args], env=env).returncode
@@ -100,17 +97,17 @@ def db_psql(ctx: typer.Context, db: DbOption = None) -> None:
 @db_app.command("upgrade")
 def db_upgrade(db: DbOption = None, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Migrate the schema to the newest revision (also done automatically on first use)."""
-    from termx.storage.db import current, get_engine
+    from termx.database import Database
 
-    emit(" ".join(sorted(current(get_engine(db)))))
+    emit(" ".join(Database(db).revision()))
 
 
 @db_app.command("current")
 def db_current(db: DbOption = None, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Print the schema revision(s) the database is at."""
-    from termx.storage.db import connect_or_explain, current, resolve_url
+    from termx.database import Database
 
-    emit(" ".join(sorted(current(connect_or_explain(resolve_url(db))))) or "(empty)")
+    emit(" ".join(Database.revision_of(db)) or "(empty)")
 
 
 @db_app.command("dump")
@@ -123,10 +120,9 @@ def db_dump(
 ) -> None:
     """Back up termx's data (the termx schema: every corpus and all built for it) to FILE, with the pg_dump shipped
     with the embedded server (it reads it and older servers; the system's may refuse it)."""
-    from termx.storage.backup import dump
-    from termx.storage.db import resolve_url
+    from termx.database import Database
 
-    size = dump(resolve_url(db), file)
+    size = Database.dump(file, db)
     notice(f"wrote {file} ({size / 1e6:.1f} MB); `termx db restore {file} --db URL` restores it")
 
 
@@ -139,11 +135,10 @@ def db_restore(
 ) -> None:
     """Restore a `termx db dump` backup into a database that holds no termx data yet (--db URL, e.g. another
     PostgreSQL server, or a database made with CREATE DATABASE), in one transaction: all of it or nothing."""
-    from termx.storage.backup import restore
-    from termx.storage.db import resolve_url
+    from termx.database import Database
 
-    restored = restore(file, resolve_url(db))
-    notice(f"restored {len(restored.corpora)} corpora: {', '.join(restored.corpora) or '(none)'}")
-    if restored.refused_grants:
-        notice(f"the server refused {restored.refused_grants} grant(s) to termx's analyst role termx_reader (may "
+    restored = Database.restore(file, db)
+    notice(f"restored {len(restored['corpora'])} corpora: {', '.join(restored['corpora']) or '(none)'}")
+    if restored["refused_grants"]:
+        notice(f"the server refused {restored['refused_grants']} grant(s) to termx's analyst role termx_reader (may "
                "this user create roles there?); `termx sql` and `termx terms` need it: see docs/lookup.md")

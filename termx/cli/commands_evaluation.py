@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import EVALUATION_PANEL, app
 from termx.cli.options import FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json
+from termx.cli.root import EVALUATION_PANEL, app
+from termx.defaults import SIGN_TABLE_MAX_N, SIGN_TABLE_MIN_N, CompareOptions
 from termx.errors import InputError
 
 
@@ -42,7 +43,7 @@ def compare_cmd(
     b_path: Annotated[Path, typer.Argument(metavar="B.jsonl", help="System B, same subset ids.")],
     test: Annotated[str, typer.Option("--test", "-t", help="all, or a comma-separated list of: sign, wilcoxon, "
                                       "ttest, mcnemar, mapsswe, bootstrap, permutation.")] = "all",
-    alpha: AlphaOption = 0.05,
+    alpha: AlphaOption = CompareOptions.alpha,
     tails: TailsOption = 2,
     alternative: Annotated[Alternative | None, typer.Option(
         "--alternative", help="The direction hypothesised before the data for a one-tailed test (implies "
@@ -56,10 +57,10 @@ def compare_cmd(
                                                "Default: exact sign and McNemar, Wilcoxon exact up to "
                                                "N = 50.", show_default=False)] = None,
     resamples: Annotated[int, typer.Option("--resamples", min=1, help="Bootstrap / randomization "
-                                           "resamples.")] = 9999,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of the resampling tests.")] = 0,
+                                           "resamples.")] = CompareOptions.resamples,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the resampling tests.")] = CompareOptions.seed,
     min_good: Annotated[int, typer.Option("--min-good", min=1, help="MAPSSWE: jointly right items that "
-                                          "close a segment.")] = 2,
+                                          "close a segment.")] = CompareOptions.min_good,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
     verbose: VerboseOption = False,
@@ -68,39 +69,38 @@ def compare_cmd(
     if tails == 1 and alternative is None:
         raise typer.BadParameter("a one-tailed test needs the direction hypothesised beforehand: "
                                  "--alternative A-better or B-better", param_hint="--tails")
-    from termx.evaluation import CompareOptions, compare, pair_records, parse_tests, read_records, subset_table
+    from termx.face.evaluation import compare_systems
 
-    tests = parse_tests(test)
-    data = pair_records(read_records(a_path), read_records(b_path), str(a_path), str(b_path))
-    hypothesis = alternative.value if alternative else "two-sided"
-    options = CompareOptions(alpha=alpha, alternative=hypothesis, ties=ties.value, zero_method=zero_method.value,
-                             exact=exact, resamples=resamples, seed=seed, min_good=min_good)
-    results = compare(data, tests, options)
+    hypothesis = alternative.value if alternative else CompareOptions.alternative
+    report = compare_systems(a_path, b_path, test, alpha=alpha, alternative=hypothesis, ties=ties.value,
+                             zero_method=zero_method.value, exact=exact, resamples=resamples, seed=seed,
+                             min_good=min_good)
+    results = report["results"]
     if fmt is not Format.table:
         emit(render(results, fmt, RESULT_COLUMNS))
         return
-    direction = "higher" if data.higher_is_better else "lower"
-    header = (f"A = {a_path}   B = {b_path}\n{len(data.ids)} subsets, measure: {data.measure} "
+    direction = "higher" if report["higher_is_better"] else "lower"
+    header = (f"A = {a_path}   B = {b_path}\n{report['subsets']} subsets, measure: {report['measure']} "
               f"({direction} is better), alpha = {alpha:g}, "
               + (f"1-tailed, hypothesis {alternative.value.replace('-better', ' better')} (stated beforehand)"
                  if alternative else "2-tailed"))
-    per_subset = render(subset_table(data), Format.table, title="Per-subset results")
+    per_subset = render(report["per_subset"], Format.table, title="Per-subset results")
     emit("\n\n".join([header, render(results, Format.table, RESULT_COLUMNS, title="Paired tests"),
                       "\n".join(r["summary"] for r in results), per_subset]))
 
 
 @app.command("signtest-table", rich_help_panel=EVALUATION_PANEL)
 def signtest_table_cmd(
-    alpha: AlphaOption = 0.05,
+    alpha: AlphaOption = CompareOptions.alpha,
     tails: TailsOption = 2,
-    n_min: Annotated[int, typer.Option("--min-n", min=1, help="Smallest N.")] = 5,
-    n_max: Annotated[int, typer.Option("--max-n", min=1, help="Largest N.")] = 50,
+    n_min: Annotated[int, typer.Option("--min-n", min=1, help="Smallest N.")] = SIGN_TABLE_MIN_N,
+    n_max: Annotated[int, typer.Option("--max-n", min=1, help="Largest N.")] = SIGN_TABLE_MAX_N,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
     verbose: VerboseOption = False,
 ) -> None:
     """Critical values of the sign test: reject H0 when min(N+, N-) <= critical_value (exact binomial)."""
-    from termx.evaluation import sign_test_table
+    from termx.face.evaluation import sign_test_table
 
     rows = sign_test_table(alpha, tails, n_min, n_max)
     if fmt is not Format.table:
@@ -122,12 +122,12 @@ def segscore_cmd(
     verbose: VerboseOption = False,
 ) -> None:
     """Score a word segmentation against gold: word and boundary precision/recall/F1 (SIGHAN bakeoff style)."""
-    from termx.evaluation import score_lines
+    from termx.face.evaluation import score_segmentation
     from termx.line_reader import read_lines, source_name
 
     if gold == "-" and pred == "-":
         raise InputError("GOLD and PRED cannot both be stdin", "give one of them as a file")
-    scores = score_lines(read_lines(gold), read_lines(pred), source_name(gold), source_name(pred))
+    scores = score_segmentation(read_lines(gold), read_lines(pred), source_name(gold), source_name(pred))
     if fmt is Format.json:
         emit(to_json(scores))
         return

@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import INDEX_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
-from termx.cli.output import Format, render, to_json
+from termx.cli.output import Format, describe_deleted, render, to_json
 from termx.cli.progress_display import RichProgress
+from termx.cli.root import INDEX_PANEL, app
 from termx.database import IndexOptions, InputMode, OnInvalid
-from termx.defaults import Unit
+from termx.defaults import DEMO_CORPUS, DEMO_TOP, Unit
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -85,7 +85,6 @@ def index(
 ) -> None:
     """Index documents: suffix array, LCP, classes and df_1..df_K for every substring, stored in PostgreSQL."""
     from termx.database import Database
-    from termx.storage.corpora import describe_deleted
 
     with RichProgress(enabled=not quiet) as progress:
         summary = Database(db).index(corpus, paths, progress=progress, unit=unit, max_k=max_k, input=input_mode,
@@ -130,7 +129,6 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
          quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Delete a corpus and everything built for it."""
     from termx.database import Database
-    from termx.storage.corpora import describe_deleted
 
     deleted = describe_deleted(Database(db).drop(name))
     if not quiet:
@@ -139,8 +137,8 @@ def drop(name: Annotated[str, typer.Argument(help="Corpus to delete.")], db: DbO
 
 @app.command(rich_help_panel=INDEX_PANEL)
 def demo(
-    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name for the demo corpus.")] = "stdlib-docs",
-    top: Annotated[int, typer.Option("--top", min=1, max=100, help="Terms per ranking.")] = 10,
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Name for the demo corpus.")] = DEMO_CORPUS,
+    top: Annotated[int, typer.Option("--top", min=1, max=100, help="Terms per ranking.")] = DEMO_TOP,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Index the docstrings again even if the corpus "
                                           "exists.")] = False,
     db: DbOption = None,
@@ -154,16 +152,16 @@ def demo(
 
     from termx.cli.commands_lookup import _kwic
     from termx.cli.output import visible_rows
-    from termx.experiments.demo import RANKINGS, run_demo
-    from termx.storage.db import get_engine
+    from termx.database import Database
 
+    database = Database(db)
     with RichProgress(enabled=not quiet) as progress:
-        report = run_demo(get_engine(db), corpus, top, rebuild, progress)
+        report = database.demo(corpus, top, rebuild, progress)
     if fmt is not Format.table:
         emit(to_json(asdict(report)) if fmt is Format.json else render([asdict(report)], fmt))
         return
     side = [{"rank": k + 1, **{rank: report.terms[rank][k]["term"] if k < len(report.terms[rank]) else ""
-                               for rank in RANKINGS}} for k in range(top)]
+                               for rank in report.terms}} for k in range(top)]
     emit(f"{report.corpus}: {report.documents} stdlib modules' docstrings, {report.tokens:,} bytes, every "
          "substring counted\n")
     emit(render(visible_rows(side, fmt), fmt, title="top terms (4+ bytes, in 3+ documents)"))

@@ -7,11 +7,12 @@ from typing import Annotated, Any
 
 import typer
 
-from termx.cli import STUDIES_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import RecordWriter, pattern_source
 from termx.cli.progress_display import RichProgress
+from termx.cli.root import STUDIES_PANEL, app
+from termx.defaults import RELATED_MEASURE, RELATED_MIN_DF, RELATED_TOP, SKETCH_K, SKETCH_THRESHOLD
 
 CorpusArg = Annotated[str, typer.Argument(help="Corpus name (termx corpora lists them).")]
 TABLE_COLUMNS = ["x", "y", "df_x", "df_y", "jdf", "documents", "pmi", "dice", "lift", "g2", "p_value", "method",
@@ -94,12 +95,12 @@ def related(
     corpus: CorpusArg,
     term: Annotated[str, typer.Argument(help="The term whose companions to find.")],
     top: Annotated[int, typer.Option("--limit", "-n", "--top", min=1, help="How many strings to show (--top is "
-                                     "the old name).")] = 20,
+                                     "the old name).")] = RELATED_TOP,
     measure: Annotated[str, typer.Option("--measure", help="Ranking: g2 (log-likelihood), pmi, dice or "
-                                         "lift.")] = "g2",
+                                         "lift.")] = RELATED_MEASURE,
     min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep strings in at least this many documents "
                                         "(only sketched classes, df_1 >= the sketch threshold, are "
-                                        "candidates).")] = 5,
+                                        "candidates).")] = RELATED_MIN_DF,
     db: DbOption = None,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
@@ -107,19 +108,19 @@ def related(
 ) -> None:
     """Strings that co-occur with TERM in documents more than chance: candidates from the sketches, scores from
     exact jdf; strings containing TERM or contained in it are skipped."""
+    from termx.api import record_fields
     from termx.database import Database
-    from termx.jdf.related import RELATED_FIELDS
 
     rows = Database(db).corpus(corpus).related(term, top, measure, min_df)
-    emit(render(visible_rows(rows, fmt), fmt, RELATED_FIELDS))
+    emit(render(visible_rows(rows, fmt), fmt, record_fields("related")))
 
 
 @app.command(rich_help_panel=STUDIES_PANEL)
 def sketch(
     corpus: CorpusArg,
-    k: Annotated[int, typer.Option("--k", min=1, max=65536, help="Hashes per sketch (bottom-k).")] = 256,
+    k: Annotated[int, typer.Option("--k", min=1, max=65536, help="Hashes per sketch (bottom-k).")] = SKETCH_K,
     threshold: Annotated[int, typer.Option("--threshold", min=1, help="Sketch the classes with df_1 >= this "
-                                           "many documents.")] = 20,
+                                           "many documents.")] = SKETCH_THRESHOLD,
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format (table on stderr, json on "

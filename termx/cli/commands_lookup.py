@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.cells import cell_len
 
-from termx.cli import LOOKUP_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render, to_json, visible_rows
 from termx.cli.patterns import PatternsOption, RecordWriter, pattern_source
+from termx.cli.root import LOOKUP_PANEL, app
 from termx.defaults import LEFT, LIMIT, RIGHT
 
 if TYPE_CHECKING:

@@ -8,12 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
-from termx.cli import WORDBREAK_PANEL, app
 from termx.cli.options import DbOption, QuietOption, VerboseOption, emit, emit_raw
-from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
+from termx.cli.output import Format, LinesFormat, LinesWriter, describe_deleted, render, to_json
 from termx.cli.progress_display import RichProgress
+from termx.cli.root import WORDBREAK_PANEL, app
 from termx.database import InputMode
-from termx.defaults import DEFAULT_MAX_LEN, Condition, Scorer, Unit
+from termx.defaults import DEFAULT_MAX_LEN, WHITESPACE_SCORERS, Condition, Scorer, Unit
 from termx.errors import InputError
 from termx.limits import scorer_ranges
 
@@ -32,7 +32,7 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
 
 def _options(specs: list[str] | None, scorers: list[Scorer]) -> dict[str, dict[str, float]]:
     """--param values per scorer; a bare NAME goes to every chosen scorer that has it."""
-    from termx.api import scorer_params
+    from termx.face.wordbreak import scorer_params
 
     out: dict[str, dict[str, float]] = {s.value: {} for s in scorers}
     for spec in specs or []:
@@ -93,8 +93,8 @@ def segment(
 
     Streams: input is read as it arrives and each batch of lines is answered and flushed, so it works in a
     pipe (`producer | termx segment CORPUS - | consumer`)."""
-    from termx.api import segment_records
     from termx.database import Database
+    from termx.face.wordbreak import segment_records
     from termx.line_reader import stream_lines
 
     options = _options(param, [scorer])[scorer.value]
@@ -126,7 +126,7 @@ def whitespace(
                                                   "termx index).")] = InputMode.auto,
     unit: Annotated[Unit, typer.Option(help="byte or char (Chinese, Japanese).")] = Unit.byte,
     scorers: Annotated[str, typer.Option("--scorers", help="Comma-separated scorers to compare: branching, "
-                                         "adaptation, poisson, freq.")] = "branching,adaptation,freq",
+                                         "adaptation, poisson, freq.")] = ",".join(s.value for s in WHITESPACE_SCORERS),
     eval_docs: Annotated[int | None, typer.Option("--eval-docs", min=1, help="Score only the first N documents; "
                                                   "the rest are unlabelled context. Default: all.")] = None,
     condition: Annotated[Condition, typer.Option(help="alnum: lower-case, keep only letters and digits; raw: "
@@ -163,11 +163,7 @@ def whitespace(
     verbose: VerboseOption = False,
 ) -> None:
     """The white space recovery experiment: delete the spaces, index, segment, score against the spacing."""
-    from termx.experiments.whitespace import TblSettings, run_whitespace
-    from termx.index.ingest import read_documents
-    from termx.storage.corpora import describe_deleted
-    from termx.storage.db import get_engine
-    from termx.tbl.templates import template_set
+    from termx.database import Database
 
     chosen = _scorers(scorers)
     options = _options(param, chosen)
@@ -176,17 +172,14 @@ def whitespace(
     unused = [flag for flag, value in tbl_flags.items() if value is not None]
     if unused and not tbl:
         raise InputError(f"{', '.join(unused)} needs --tbl", "add --tbl to train and apply the TBL correctors")
-    defaults = TblSettings()
-    settings = TblSettings(tbl_train_chars or defaults.train_chars, tbl_min_score or defaults.min_score,
-                           tbl_max_rules, template_set(tbl_templates) if tbl_templates else defaults.templates
-                           ) if tbl else None
-    engine = get_engine(db)
-    docs, _ = read_documents(paths, input_mode)
+    settings = {"train_chars": tbl_train_chars, "min_score": tbl_min_score, "max_rules": tbl_max_rules,
+                "templates": tbl_templates} if tbl else None
+    database = Database(db)
     with RichProgress(enabled=not quiet) as progress:
-        report = run_whitespace(engine, docs, corpus, unit=unit, scorers=chosen, eval_docs=eval_docs,
-                                condition=condition, lines_per_doc=lines_per_doc, max_len=max_len,
-                                results_dir=results, replace=replace, options=options, progress=progress,
-                                tbl=settings)
+        report = database.whitespace(corpus, paths, input=input_mode, unit=unit, scorers=[s.value for s in chosen],
+                                     eval_docs=eval_docs, condition=condition, lines_per_doc=lines_per_doc,
+                                     max_len=max_len, params=options, results=results, replace=replace,
+                                     tbl=settings, progress=progress)
     deleted = describe_deleted(report.deleted)
     if deleted and not quiet:
         typer.echo(f"replaced {corpus}: deleted its {deleted}", err=True)

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import DATABASE_PANEL, app
 from termx.cli.options import DbOption, QuietOption, VerboseOption, notice
+from termx.cli.root import DATABASE_PANEL, app
 from termx.limits import HTTP
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from termx.cli import TBL_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit, emit_raw
 from termx.cli.output import Format, LinesFormat, LinesWriter, render, to_json
 from termx.cli.progress_display import RichProgress
+from termx.cli.root import TBL_PANEL, app
+from termx.defaults import TBL_MIN_SCORE, TBL_TEMPLATE_SET
 
 tbl_app = typer.Typer(help="Transformation-based learning (Brill): rules that correct word breaking.",
                       no_args_is_help=True)
@@ -18,23 +19,14 @@ app.add_typer(tbl_app, name="tbl", rich_help_panel=TBL_PANEL)
 RULE_COLUMNS = ["ord", "rule", "score", "good", "bad"]
 
 
-def _rule_rows(model) -> list[dict]:  # type: ignore[no-untyped-def, type-arg]
-    return [{"ord": i + 1, "rule": model.describe(r), "template": r.template.name, "from_tag": r.from_tag,
-             "to_tag": r.to_tag, "args": list(r.args), "score": r.score, "good": r.good, "bad": r.bad}
-            for i, r in enumerate(model.rules)]
-
-
-def _summary(name: str, model) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    return {"name": name, "positions": model.n_positions, "n_rules": len(model.rules),
-            "accuracy_before": round(model.accuracy_before, 6), "accuracy_after": round(model.accuracy_after, 6)}
-
-
-def _show(name: str, model, fmt: Format) -> str:  # type: ignore[no-untyped-def]
-    rows = _rule_rows(model)
+def _show(record: dict[str, Any], fmt: Format) -> str:
+    """A model's record (Database.tbl_model): its rules, and in a table its summary below them."""
+    rows = record["rules"]
+    summary = {k: v for k, v in record.items() if k != "rules"}
     if fmt is Format.json:
-        return to_json({**_summary(name, model), "rules": rows})
+        return to_json(record)
     if fmt is Format.table:
-        return render(rows, fmt, RULE_COLUMNS) + "\n\n" + render([_summary(name, model)], fmt)
+        return render(rows, fmt, RULE_COLUMNS) + "\n\n" + render([summary], fmt)
     return render(rows, fmt, RULE_COLUMNS)
 
 
@@ -45,7 +37,7 @@ def train(
     pred: Annotated[str, typer.Argument(help="The word breaker's output for the same text, line by line.")],
     name: Annotated[str, typer.Option("--name", "-n", help="Name to store the model under.")],
     min_score: Annotated[int, typer.Option("--min-score", min=1, help="Stop when the best rule fixes fewer than "
-                                           "this many more errors than it makes.")] = 2,
+                                           "this many more errors than it makes.")] = TBL_MIN_SCORE,
     max_rules: Annotated[int | None, typer.Option("--max-rules", min=1, help="Stop after this many rules.")] = None,
     templates: Annotated[str | None, typer.Option("--templates", help="Comma-separated template names "
                                                   "(default: Brill's 23; see `termx tbl templates --set "
@@ -57,19 +49,16 @@ def train(
     verbose: VerboseOption = False,
 ) -> None:
     """Learn rules that turn PRED into GOLD, store them, print them with training accuracy before/after."""
+    from termx.database import Database
     from termx.line_reader import read_lines
-    from termx.storage.db import get_engine
-    from termx.tbl.model_store import save_model
-    from termx.tbl.segmentation import train_segmentation_corrector
-    from termx.tbl.templates import DEFAULT_TEMPLATES, TEMPLATE_SETS, select_templates
 
-    chosen = DEFAULT_TEMPLATES if templates is None else select_templates(
-        (n.strip() for n in templates.split(",") if n.strip()), TEMPLATE_SETS["chars8_tags"])
+    names = None if templates is None else [n.strip() for n in templates.split(",") if n.strip()]
+    gold_lines, pred_lines = read_lines(gold), read_lines(pred)
+    database = Database(db)
     with RichProgress() as progress:
-        model = train_segmentation_corrector(read_lines(gold), read_lines(pred), templates=chosen,
-                                             min_score=min_score, max_rules=max_rules, progress=progress)
-    save_model(get_engine(db), name, model, replace=replace)
-    emit(_show(name, model, fmt))
+        record = database.tbl_learn(name, gold_lines, pred_lines, min_score=min_score,
+                                    max_rules=max_rules, templates=names, replace=replace, progress=progress)
+    emit(_show(record, fmt))
 
 
 @tbl_app.command("apply")
@@ -84,18 +73,16 @@ def apply_cmd(
     verbose: VerboseOption = False,
 ) -> None:
     """Write PRED corrected by the model's rules (applied in order) to stdout, streamed batch by batch."""
+    from termx.database import Database
     from termx.line_reader import stream_lines
-    from termx.storage.db import get_engine
-    from termx.tbl.model_store import load_model
-    from termx.tbl.segmentation import correct_segmentation
 
     batches = stream_lines(pred)
-    model = load_model(get_engine(db), name)
+    correct = Database(db).tbl_corrector(name)
     writer = LinesWriter(fmt)
     for lines in batches:
         first = writer.written + 1
         emit_raw(writer.batch([{"line": n, "words": line.split(" ") if line else []}
-                               for n, line in enumerate(correct_segmentation(model, lines), first)]))
+                               for n, line in enumerate(correct(lines), first)]))
     emit_raw(writer.end())
 
 
@@ -103,20 +90,18 @@ def apply_cmd(
 def rules(name: Annotated[str, typer.Argument(help="A stored model.")], db: DbOption = None,
           fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Print a stored model's rules in order, readably, with their training scores (good − bad)."""
-    from termx.storage.db import get_engine
-    from termx.tbl.model_store import load_model
+    from termx.database import Database
 
-    emit(_show(name, load_model(get_engine(db), name), fmt))
+    emit(_show(Database(db).tbl_model(name), fmt))
 
 
 @tbl_app.command()
 def models(db: DbOption = None, fmt: FormatOption = Format.table, quiet: QuietOption = False,
            verbose: VerboseOption = False) -> None:
     """List the stored TBL models with their training accuracy before/after."""
-    from termx.storage.db import get_engine
-    from termx.tbl.model_store import list_models
+    from termx.database import Database
 
-    emit(render(list_models(get_engine(db)), fmt,
+    emit(render(Database(db).tbl_models(), fmt,
                 ["name", "n_rules", "n_positions", "accuracy_before", "accuracy_after", "created_at"]))
 
 
@@ -124,13 +109,12 @@ def models(db: DbOption = None, fmt: FormatOption = Format.table, quiet: QuietOp
 def templates(
     set_name: Annotated[str, typer.Option("--set", help="A built-in template set: brill (Brill's 23, the "
                                           "default of `termx tbl train`), chars4, chars4_tags, chars8, "
-                                          "chars8_tags (each extends brill).")] = "brill",
+                                          "chars8_tags (each extends brill).")] = TBL_TEMPLATE_SET,
     fmt: FormatOption = Format.table,
     quiet: QuietOption = False,
     verbose: VerboseOption = False,
 ) -> None:
     """List the templates of a built-in set (name and conditions), in tie-breaking order."""
-    from termx.tbl.templates import template_set
+    from termx.database import Database
 
-    emit(render([{"name": t.name, "conditions": " ".join(c.spec for c in t.conditions)}
-                 for t in template_set(set_name)], fmt))
+    emit(render(Database.tbl_templates(set_name), fmt))

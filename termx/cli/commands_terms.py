@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from termx.cli import TERMS_PANEL, app
 from termx.cli.options import DbOption, FormatOption, QuietOption, VerboseOption, emit
 from termx.cli.output import Format, render
 from termx.cli.progress_display import RichProgress
+from termx.cli.root import TERMS_PANEL, app
 from termx.defaults import TERMS_MAX_LEN, TERMS_MIN_DF, TERMS_MIN_LEN, TERMS_RANK, TERMS_TOP, Ranking
 
 COLUMNS = {Format.tsv: ["term", "score", "freq", "df"]}

@@ -182,3 +182,9 @@ def visible_rows(rows: list[dict[str, Any]], fmt: Format) -> list[dict[str, Any]
         return rows
     return [{k: escape_controls(v.translate(VISIBLE)) if isinstance(v, str) else v for k, v in r.items()}
             for r in rows]
+
+
+def describe_deleted(deleted: dict[str, int]) -> str:
+    """'2 term lists, 1 white space runs' for the counts that are not zero ('' if none): what a drop or a replace
+    removed with a corpus."""
+    return ", ".join(f"{n} {what if n > 1 else what[:-1]}" for what, n in deleted.items() if n)

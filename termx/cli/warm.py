@@ -3,7 +3,7 @@ termx.daemon.server, which itself knows nothing of the CLI."""
 
 from __future__ import annotations
 
-from termx.cli import app
+from termx.cli.root import app
 from termx.daemon import server
 
 PRELOAD = ("termx.lookup", "termx.storage.db", "termx.storage.corpora", "termx.storage.index_loader", "termx.terms",

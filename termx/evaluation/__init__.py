@@ -23,19 +23,15 @@ from termx.evaluation.metrics import (
 )
 from termx.evaluation.paired import (
     PairedResult,
-    Segment,
-    approximate_randomization,
-    mapsswe,
-    mapsswe_segments,
-    mcnemar,
-    paired_bootstrap,
     paired_ttest,
     sign_test,
     sign_test_critical_value,
     sign_test_table,
     wilcoxon,
 )
+from termx.evaluation.paired_outcomes import Segment, mapsswe, mapsswe_segments, mcnemar
 from termx.evaluation.report import TESTS, CompareOptions, compare, parse_tests, subset_table
+from termx.evaluation.resampling import approximate_randomization, paired_bootstrap
 from termx.evaluation.splits import Fold, Split, cross_validation_with_test, kfold, train_devtest_test
 
 __all__ = [

@@ -4,34 +4,22 @@ benchmark reports do: statistic, p-value, decision at alpha, which system is bet
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from termx.defaults import CompareOptions
 from termx.errors import EvaluationError
-from termx.evaluation import paired
 from termx.evaluation.inputs import PairedRecords
+from termx.evaluation.paired import Alternative, PairedResult, paired_ttest, sign_test, wilcoxon
+from termx.evaluation.paired_outcomes import mapsswe, mcnemar
+from termx.evaluation.resampling import approximate_randomization, paired_bootstrap
 
 TESTS = ("sign", "wilcoxon", "ttest", "mcnemar", "mapsswe", "bootstrap", "permutation")
 ITEM_TESTS = ("mcnemar", "mapsswe")
 # The hypothesis, stated before the data: two-sided, or one-tailed in a named direction (x = A, y = B).
-HYPOTHESES: dict[str, paired.Alternative] = {"two-sided": "two-sided", "A-better": "greater", "B-better": "less"}
-
-
-@dataclass(frozen=True)
-class CompareOptions:
-    """Knobs shared by the tests; `exact` None = each test's default (exact sign/McNemar, auto Wilcoxon)."""
-
-    alpha: float = 0.05
-    alternative: str = "two-sided"   # a key of HYPOTHESES; a one-tailed test names its direction beforehand
-    ties: Literal["drop", "split"] = "drop"
-    zero_method: Literal["wilcox", "pratt"] = "wilcox"
-    exact: bool | None = None
-    resamples: int = 9999
-    seed: int = 0
-    min_good: int = 2
+HYPOTHESES: dict[str, Alternative] = {"two-sided": "two-sided", "A-better": "greater", "B-better": "less"}
 
 
 def parse_tests(spec: str) -> list[str]:
@@ -72,8 +60,8 @@ def _differences(data: PairedRecords) -> NDArray[np.float64]:
     return data.a - data.b
 
 
-def _run(test: str, data: PairedRecords, options: CompareOptions, alternative: paired.Alternative,
-         ) -> tuple[paired.PairedResult, float | None, str]:
+def _run(test: str, data: PairedRecords, options: CompareOptions, alternative: Alternative,
+         ) -> tuple[PairedResult, float | None, str]:
     """One low-level test with A as x and B as y (goodness oriented), plus its A − B difference and its name."""
     sign = 1.0 if data.higher_is_better else -1.0
     raw = _differences(data)
@@ -83,40 +71,40 @@ def _run(test: str, data: PairedRecords, options: CompareOptions, alternative: p
     per_subset = f"mean {data.measure} A - B per subset"
     if test == "sign":
         method: Literal["exact", "normal"] = "normal" if options.exact is False else "exact"
-        res = paired.sign_test(ga, gb, ties=options.ties, alternative=alternative, method=method)
+        res = sign_test(ga, gb, ties=options.ties, alternative=alternative, method=method)
         return res, mean_diff, per_subset
     if test == "wilcoxon":
         wmethod: Literal["auto", "exact", "normal"] = (
             "auto" if options.exact is None else "exact" if options.exact else "normal")
-        res = paired.wilcoxon(ga, gb, zero_method=options.zero_method, alternative=alternative, method=wmethod)
+        res = wilcoxon(ga, gb, zero_method=options.zero_method, alternative=alternative, method=wmethod)
         return res, mean_diff, per_subset
     if test == "ttest":
-        return paired.paired_ttest(ga, gb, alternative=alternative), mean_diff, per_subset
+        return paired_ttest(ga, gb, alternative=alternative), mean_diff, per_subset
     if test in ITEM_TESTS:
         if data.a_outcomes is None or data.b_outcomes is None:
             raise EvaluationError(f"the {test} test needs per-item `outcomes` in both inputs")
         if test == "mcnemar":
             xa = np.concatenate([np.asarray(o, dtype=np.int64) for o in data.a_outcomes])
             xb = np.concatenate([np.asarray(o, dtype=np.int64) for o in data.b_outcomes])
-            res = paired.mcnemar(xa, xb, method="chi2" if options.exact is False else "exact",
+            res = mcnemar(xa, xb, method="chi2" if options.exact is False else "exact",
                                  alternative=alternative)
             if not xa.size:
                 return res, None, "no items"
             if data.higher_is_better:
                 return res, float(xa.mean() - xb.mean()), "item accuracy A - B"
             return res, float(xb.mean() - xa.mean()), "item error rate A - B"
-        res = paired.mapsswe(data.a_outcomes, data.b_outcomes, min_good=options.min_good, alternative=alternative)
+        res = mapsswe(data.a_outcomes, data.b_outcomes, min_good=options.min_good, alternative=alternative)
         segs = res.details["segments"]
         diff = (res.details["x_errors"] - res.details["y_errors"]) / segs if segs else None
         return res, diff, "mean errors A - B per segment"
     xa, xb, metric, metric_name = _goodness_metric(data)
-    run = paired.paired_bootstrap if test == "bootstrap" else paired.approximate_randomization
+    run = paired_bootstrap if test == "bootstrap" else approximate_randomization
     res = run(xa, xb, metric, resamples=options.resamples, seed=options.seed, alternative=alternative)
     diff = None if res.statistic is None else sign * res.statistic
     return res, diff, f"{metric_name} A - B"
 
 
-def _effect(res: paired.PairedResult) -> tuple[float | None, str | None]:
+def _effect(res: PairedResult) -> tuple[float | None, str | None]:
     d = res.details
     if res.test == "sign" and res.n:
         return (d["n_plus"] - d["n_minus"]) / res.n, "(N+ - N-) / N, + = A better"

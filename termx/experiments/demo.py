@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.defaults import Unit
+from termx.defaults import DEMO_CORPUS, DEMO_TOP, Unit
 from termx.index.ingest import Document
 from termx.progress import Progress
 
@@ -63,7 +63,7 @@ class DemoReport:
     model_source: str                              # trained / database / cache / memory
 
 
-def run_demo(engine: Engine, corpus: str = "stdlib-docs", top: int = 10, rebuild: bool = False,
+def run_demo(engine: Engine, corpus: str = DEMO_CORPUS, top: int = DEMO_TOP, rebuild: bool = False,
              progress: Progress | None = None) -> DemoReport:
     """Index the stdlib docstrings (unless that corpus exists), rank terms three ways, show the top adaptation
     term in context and break DEMO_SENTENCE into words with the corpus's stored branching model."""

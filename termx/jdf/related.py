@@ -19,6 +19,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from termx.defaults import RELATED_MEASURE, RELATED_MIN_DF, RELATED_TOP
 from termx.errors import InputError, PatternError
 from termx.jdf import exact
 from termx.jdf.measures import MEASURES, association, g2_cells
@@ -39,7 +40,8 @@ def overlaps(a: str, b: str, m: int) -> bool:
     return any(a[-n:] == b[:n] or b[-n:] == a[:n] for n in range(min(m, len(a), len(b)), min(len(a), len(b))))
 
 
-def related(parts: list[Part], term: str, top: int = 20, measure: str = "g2", min_df: int = 5) -> list[dict[str, Any]]:
+def related(parts: list[Part], term: str, top: int = RELATED_TOP, measure: str = RELATED_MEASURE,
+            min_df: int = RELATED_MIN_DF) -> list[dict[str, Any]]:
     """The `top` strings most associated with `term` by `measure` (g2, pmi, dice or lift), df >= min_df."""
     if measure not in MEASURES:
         raise InputError(f"unknown measure {measure!r}", f"one of {', '.join(MEASURES)}")

@@ -33,7 +33,7 @@ from termx.defaults import (
     TERMS_TOP,
     Ranking,
 )
-from termx.errors import CorpusNotFound, DatabaseUnavailable, TermxError
+from termx.errors import CorpusNotFound, DatabaseUnavailable, TermxError, database_error_line, first_line
 from termx.limits import HTTP, MAX_LEN
 
 DEFAULT_MAX_BODY = 1 << 20
@@ -177,7 +177,7 @@ class _Unexpected:
             await self.app(scope, receive, tracked)
         except Exception as exc:
             log.error("termx serve: 500 on %s %s: %s: %s", scope.get("method"), scope.get("path"),
-                      type(exc).__name__, _first_line(exc))
+                      type(exc).__name__, first_line(exc))
             if not started:
                 await _error(500, f"internal error ({type(exc).__name__})")(scope, receive, send)
 
@@ -185,10 +185,6 @@ class _Unexpected:
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """The one error shape of every answer: `{"error": "<one line>"}`."""
     return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [""])[0][:300]
 
 
 def _one_line(errors: Any) -> str:
@@ -203,9 +199,7 @@ def _one_line(errors: Any) -> str:
 def _database_status(exc: Exception) -> tuple[int, str] | None:
     """503 and a line for a database that cannot be reached (the server went away), 500 for another database
     error; None when `exc` is not a database error."""
-    from termx.cli import _database_error
-
-    message = _database_error(exc)
+    message = database_error_line(exc)
     if message is None:
         return None
     return (503 if message.startswith("lost or could not open") else 500), message.split(" (")[0]
@@ -229,9 +223,9 @@ def _install_handlers(app: FastAPI) -> None:
     @app.exception_handler(TermxError)
     async def termx_error(request: Request, exc: TermxError) -> JSONResponse:
         if isinstance(exc, DatabaseUnavailable):
-            log.error("termx serve: 503 on %s %s: %s", request.method, request.url.path, _first_line(exc))
+            log.error("termx serve: 503 on %s %s: %s", request.method, request.url.path, first_line(exc))
             return _error(503, UNAVAILABLE)
-        return _error(404 if isinstance(exc, CorpusNotFound) else 400, _first_line(exc))
+        return _error(404 if isinstance(exc, CorpusNotFound) else 400, first_line(exc))
 
     async def database_error(request: Request, exc: Exception) -> JSONResponse:
         status, message = _database_status(exc) or (500, f"database error ({type(exc).__name__})")
@@ -253,9 +247,7 @@ def _refuse_training(corpus: Corpus, body: SegmentRequest, max_tokens: int) -> J
                            f"{corpus.info.tokens:,}): store it first with `termx segment {corpus.name} --param "
                            "...`, or start the server with a larger --max-train-tokens")
     if body.store:
-        from termx.storage.segment_models import list_models
-
-        if len(list_models(corpus.engine, corpus.info)) >= HTTP.stored_models:
+        if len(corpus.stored_models()) >= HTTP.stored_models:
             return _error(400, f"corpus {corpus.name!r} has {HTTP.stored_models} segmentation models stored, the "
                                "most a request may add to (send it without \"store\", or delete rows of "
                                "termx.segment_model with `termx db psql`)")

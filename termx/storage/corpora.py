@@ -207,11 +207,6 @@ def _dependents(conn: psycopg.Connection, corpus_id: int) -> dict[str, int]:
             for what, table in DEPENDENTS.items()}
 
 
-def describe_deleted(deleted: dict[str, int]) -> str:
-    """'2 term lists, 1 white space runs' for the counts that are not zero ('' if none)."""
-    return ", ".join(f"{n} {what if n > 1 else what[:-1]}" for what, n in deleted.items() if n)
-
-
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
                     advance: Callable[[int], None], first_doc: int = 0) -> None:
     """The shard's documents, numbered from `first_doc` (doc_no counts across the corpus's shards)."""

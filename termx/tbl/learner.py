@@ -19,7 +19,7 @@ import numpy as np
 
 from termx.errors import InputError
 from termx.progress import Progress, Silent
-from termx.tbl import _kernels
+from termx.tbl._kernels import learn_rules, new_tables, rule_positions, rule_positions_among, score_positions
 from termx.tbl.templates import DEFAULT_TEMPLATES, Template
 
 TokenName = Callable[[int], str]
@@ -182,11 +182,11 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
                 for o in c.offsets:
                     delta_mask[o + window] |= bit
     progress = progress or Silent()
-    tables = _kernels.new_tables()
+    tables = new_tables()
     progress.start("tbl: score positions", n)
     for q0 in range(0, n, SCORE_CHUNK):
         q1 = min(n, q0 + SCORE_CHUNK)
-        tables = _kernels.score_positions(q0, q1, cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, R, base,
+        tables = score_positions(q0, q1, cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, R, base,
                                           tables)
         progress.advance(q1 - q0)
     progress.finish()
@@ -198,7 +198,7 @@ def learn(tokens: np.ndarray | Sequence[int], gold: np.ndarray | Sequence[int],
     argl: list[np.ndarray] = []
     mark, aff = np.zeros(n, np.uint64), np.empty(n, np.int64)
     while len(keys) < limit:  # one rule a call: progress per rule, at a negligible cost next to a rule's search
-        k, gd, bd, ar, tables = _kernels.learn_rules(cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix,
+        k, gd, bd, ar, tables = learn_rules(cur, g, dense, lo, hi, T, ncond, feat, noff, off, mult, radix,
                                                      R, base, window, delta_mask, min_score, 1, tables, mark, aff)
         if not k:
             break
@@ -245,12 +245,12 @@ def apply(rules: Sequence[Rule], tokens: np.ndarray | Sequence[int], tags: np.nd
         anchor = next(((c.offsets[0], v) for c, v in zip(r.template.conditions, r.args, strict=True)
                        if c.feature == "tok" and len(c.offsets) == 1), None)
         if anchor is None:
-            pos = _kernels.rule_positions(out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0], off[0], args)
+            pos = rule_positions(out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0], off[0], args)
         else:
             o, v = anchor
             at = by_token[np.searchsorted(sorted_toks, v, "left"):np.searchsorted(sorted_toks, v, "right")] - o
             cand = at[(at >= 0) & (at < n)]
-            pos = _kernels.rule_positions_among(cand, out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0],
+            pos = rule_positions_among(cand, out, toks, lo, hi, r.from_tag, ncond[0], feat[0], noff[0],
                                                 off[0], args)
         out[pos] = r.to_tag
         if advance is not None:

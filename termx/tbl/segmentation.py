@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from termx.defaults import TBL_MIN_SCORE
 from termx.errors import InputError
 from termx.progress import Progress
 from termx.tbl.learner import Model, apply, learn
@@ -76,7 +77,7 @@ def encode_pair(gold_lines: Sequence[str], pred_lines: Sequence[str]) -> tuple[E
 
 
 def train_segmentation_corrector(gold_lines: Sequence[str], pred_lines: Sequence[str], *,
-                                 templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = 2,
+                                 templates: Sequence[Template] = DEFAULT_TEMPLATES, min_score: int = TBL_MIN_SCORE,
                                  max_rules: int | None = None, progress: Progress | None = None) -> Model:
     """Learn rules that turn the segmenter's output `pred_lines` into the spaced `gold_lines` (the learner's
     stages reported to `progress`)."""

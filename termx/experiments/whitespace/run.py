@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from termx.defaults import WHITESPACE_SCORERS
 from termx.errors import InputError, TermxError
 from termx.evaluation.baselines import SEGMENTATION_BASELINES
 from termx.experiments.whitespace.documents import Condition, SpacedDocument, spaced_documents
@@ -40,7 +41,7 @@ BASELINES = tuple(SEGMENTATION_BASELINES)
 
 
 def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, unit: Unit = Unit.byte,
-                   scorers: Sequence[Scorer] = (Scorer.branching, Scorer.adaptation, Scorer.freq),
+                   scorers: Sequence[Scorer] = WHITESPACE_SCORERS,
                    eval_docs: int | None = None, condition: Condition = Condition.alnum,
                    lines_per_doc: int | None = None,
                    max_len: int = DEFAULT_MAX_LEN, results_dir: str | Path | None = None, replace: bool = False,
