@@ -1,9 +1,25 @@
 """The termx command line: parses arguments, calls the library face (termx.database, termx.api), formats results.
-No logic of its own. Importing this package registers every command on `app` (termx.cli.root)."""
+No logic of its own. Importing this package registers every command on `app` (termx.cli.root); a command module
+imports `app` and its panel from termx.cli.root, never from here, so registration makes no import cycle."""
 
 from __future__ import annotations
 
-from termx.cli import (  # each adds its commands to `app`
+from termx.cli.root import (
+    DATABASE_PANEL,
+    EVALUATION_PANEL,
+    INDEX_PANEL,
+    LOOKUP_PANEL,
+    PANELS,
+    STUDIES_PANEL,
+    TBL_PANEL,
+    TERMS_PANEL,
+    WORDBREAK_PANEL,
+    app,
+    main,
+)
+
+# isort: split
+from termx.cli import (  # after the names above (a late module may still import them from here): each adds commands
     commands_cache,  # noqa: F401
     commands_daemon,  # noqa: F401
     commands_db,  # noqa: F401
@@ -17,7 +33,7 @@ from termx.cli import (  # each adds its commands to `app`
     commands_tbl,  # noqa: F401
     commands_terms,  # noqa: F401
 )
-from termx.cli.root import PANELS, app, main
 
-__all__ = ["PANELS", "app", "main"]
-"""The app with every command, its help panels in order, and the console-script entry point."""
+__all__ = ["DATABASE_PANEL", "EVALUATION_PANEL", "INDEX_PANEL", "LOOKUP_PANEL", "PANELS", "STUDIES_PANEL",
+           "TBL_PANEL", "TERMS_PANEL", "WORDBREAK_PANEL", "app", "main"]
+"""The app with every command, its help panels, and the console-script entry point."""
