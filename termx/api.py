@@ -15,7 +15,6 @@ A Corpus keeps its index and segmentation model in memory after first use, so re
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from termx.defaults import (  # the defaults, stated once (`termx` and `termx serve` use them too)
@@ -28,6 +27,7 @@ from termx.defaults import (  # the defaults, stated once (`termx` and `termx se
     TERMS_RANK,
     TERMS_TOP,
 )
+from termx.face.closing import Closing
 from termx.face.cooccurrence import CoOccurrence
 from termx.face.studies import Studies
 from termx.face.wordbreak import (
@@ -82,7 +82,7 @@ class ConcordanceRecord(TypedDict):
     right: str
 
 
-class Corpus(WordBreaking, CoOccurrence, Studies):
+class Corpus(Closing, WordBreaking, CoOccurrence, Studies):
     """An indexed corpus: look-ups and terms here; word breaking, co-occurrence and the studies from the
     capability classes of termx.face."""
 
@@ -204,13 +204,6 @@ class Corpus(WordBreaking, CoOccurrence, Studies):
         self._shards = None
         self._jdf_parts.clear()
         self._forget_models()
-
-    def __enter__(self) -> Corpus:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"Corpus({self.name!r}, unit={self.info.unit!r}, documents={self.info.documents})"

@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from termx.errors import InputError
 from termx.face.admin import CacheAdmin, ServerAdmin
+from termx.face.closing import Closing
 from termx.face.experiments import Experiments
 from termx.face.tbl import TblModels
 from termx.index.ingest import Document, InputMode, OnInvalid, ReadReport, check_unique
@@ -39,7 +39,7 @@ Source = str | os.PathLike[str] | Document | tuple[Any, str]
 """What index() and append() take: paths (files, directories, "-" for stdin), Documents, or (id, text) pairs."""
 
 
-class Database(ServerAdmin, CacheAdmin, TblModels, Experiments):
+class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
     """A termx database (PostgreSQL): build, list and drop corpora, and open one as a `Corpus`; TBL models, the
     experiments, and (as static methods, with no connection) the embedded server, backups and the look-up cache
     from the capability classes of termx.face."""
@@ -143,13 +143,6 @@ class Database(ServerAdmin, CacheAdmin, TblModels, Experiments):
         for corpus in list(self._opened):
             corpus.close()
         self.engine.dispose()
-
-    def __enter__(self) -> Database:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"Database({self.engine.url.render_as_string(hide_password=True)!r})"
