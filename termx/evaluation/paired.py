@@ -41,6 +41,11 @@ class PairedResult:
     note: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def undefined(cls, note: str, **fields: Any) -> PairedResult:
+        """The result of a test that is undefined for its input: no statistic, no p-value, and `note` says why."""
+        return cls(statistic=None, p_value=None, note=note, **fields)
+
 
 def _check_alternative(alternative: str) -> None:
     if alternative not in ALTERNATIVES:
@@ -124,13 +129,8 @@ def sign_test(
         "details": details,
     }
     if n == 0:
-        return PairedResult(
-            method=method,
-            statistic=None,
-            p_value=None,
-            note=f"all {zero} pairs tie: the sign test needs at least one untied pair",
-            **base,
-        )
+        return PairedResult.undefined(f"all {zero} pairs tie: the sign test needs at least one untied pair",
+                                      method=method, **base)
     c = min(plus, minus) if alternative == "two-sided" else (minus if alternative == "greater" else plus)
     tails = 2 if alternative == "two-sided" else 1
     if method == "exact":
@@ -218,14 +218,8 @@ def wilcoxon(
     base: dict[str, Any] = {"test": "wilcoxon", "n": n, "alternative": alternative, "ties": n_zero}
     if n_zero == d.size:
         why = "no pairs" if d.size == 0 else f"all {n_zero} differences are zero"
-        return PairedResult(
-            method=method,
-            statistic=None,
-            statistic_name="T",
-            p_value=None,
-            note=f"{why}: the signed-rank test is undefined",
-            **base,
-        )
+        return PairedResult.undefined(f"{why}: the signed-rank test is undefined",
+                                      method=method, statistic_name="T", **base)
     ranks = stats.rankdata(np.abs(ranked))
     r_plus, r_minus = float(ranks[ranked > 0].sum()), float(ranks[ranked < 0].sum())
     favours = _favours(r_plus - r_minus)
@@ -295,20 +289,12 @@ def paired_ttest(x: ArrayLike, y: ArrayLike, *, alternative: Alternative = "two-
         "ties": int((d == 0).sum()),
     }
     if n < 2:
-        return PairedResult(
-            statistic=None, p_value=None, note=f"{n} pair(s): the t-test needs at least 2", **base
-        )
+        return PairedResult.undefined(f"{n} pair(s): the t-test needs at least 2", **base)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     details = {"mean_difference": mean, "sd": sd, "df": n - 1}
     if sd == 0 or sd <= 1e-14 * abs(mean):
-        return PairedResult(
-            statistic=None,
-            p_value=None,
-            favours=_favours(mean),
-            details=details,
-            note=f"all {n} differences equal {mean:g}: zero variance, t is undefined",
-            **base,
-        )
+        return PairedResult.undefined(f"all {n} differences equal {mean:g}: zero variance, t is undefined",
+                                      favours=_favours(mean), details=details, **base)
     t = mean / (sd / math.sqrt(n))
     dist = stats.t(n - 1)
     p = float(

@@ -64,14 +64,8 @@ def mcnemar(
         "ties": int(xa.size) - n,
     }
     if n == 0:
-        return PairedResult(
-            method=method,
-            statistic=None,
-            statistic_name="min(b, c)",
-            p_value=None,
-            note=f"no discordant pairs among {xa.size} items: McNemar's test is undefined",
-            **base,
-        )
+        return PairedResult.undefined(f"no discordant pairs among {xa.size} items: McNemar's test is undefined",
+                                      method=method, statistic_name="min(b, c)", **base)
     if method == "exact":
         k = min(b, c) if alternative == "two-sided" else (c if alternative == "greater" else b)
         p = float(sign_test_p(k, n, 2 if alternative == "two-sided" else 1))
@@ -182,22 +176,12 @@ def mapsswe(
         "details": details,
     }
     if n < 2:
-        return PairedResult(
-            statistic=None,
-            p_value=None,
-            note=f"{n} segment(s) with errors: MAPSSWE needs at least 2",
-            favours=_favours(float(diff.sum())),
-            **base,
-        )
+        return PairedResult.undefined(f"{n} segment(s) with errors: MAPSSWE needs at least 2",
+                                      favours=_favours(float(diff.sum())), **base)
     mean, sd = float(diff.mean()), float(diff.std(ddof=1))
     details.update(mean_difference=mean, sd=sd)
     if sd == 0:
-        return PairedResult(
-            statistic=None,
-            p_value=None,
-            favours=_favours(mean),
-            note=f"every segment's error difference is {mean:g}: zero variance, Z is undefined",
-            **base,
-        )
+        return PairedResult.undefined(f"every segment's error difference is {mean:g}: zero variance, Z is undefined",
+                                      favours=_favours(mean), **base)
     z = mean / (sd / math.sqrt(n))
     return PairedResult(statistic=z, p_value=_normal_p(z, alternative), favours=_favours(mean), **base)

@@ -72,9 +72,7 @@ def paired_bootstrap(
         "alternative": alternative,
     }
     if n < 2:
-        return PairedResult(
-            statistic=None, p_value=None, note=f"{n} subset(s): the bootstrap needs at least 2", **base
-        )
+        return PairedResult.undefined(f"{n} subset(s): the bootstrap needs at least 2", **base)
     delta = metric(xa) - metric(ya)
     rng = np.random.default_rng(seed)
     shifted = np.empty(resamples)
@@ -117,13 +115,8 @@ def approximate_randomization(
         "alternative": alternative,
     }
     if n < 2:
-        return PairedResult(
-            method="approximate randomization",
-            statistic=None,
-            p_value=None,
-            note=f"{n} subset(s): the randomization test needs at least 2",
-            **base,
-        )
+        return PairedResult.undefined(f"{n} subset(s): the randomization test needs at least 2",
+                                      method="approximate randomization", **base)
     observed = metric(xa) - metric(ya)
     exact = 2**n <= resamples
     if exact:
