@@ -159,6 +159,30 @@ class Corpus:
             yield jsonable(error_record(DIST_FIELDS, r["pattern"], r["error"]) if "error" in r else
                            dist_row(r["pattern"], r["freq"], r["df"], n_docs))
 
+    def iter_fits(self, patterns: Iterable[str] | str) -> Iterator[dict[str, Any]]:
+        """iter_dist() with each pattern's observed df_1..df_K ("df") and the df_k each fitted model expects
+        ("expected": poisson, negative_binomial, katz; termx.studies.distribution.expected_df): what the
+        explorer plots. A bad pattern gets an error record, as in iter_stats()."""
+        from termx.lookup import error_record
+        from termx.studies.distribution import DIST_FIELDS, dist_row, expected_df
+
+        n_docs = sum(s.n_docs for s in self.shards)
+        for r in self.iter_stats(patterns):
+            if "error" in r:
+                yield jsonable(error_record((*DIST_FIELDS, "df", "expected"), r["pattern"], r["error"]))
+                continue
+            row = dist_row(r["pattern"], r["freq"], r["df"], n_docs)
+            yield jsonable({**row, "df": r["df"], "expected": expected_df(row, len(r["df"]))})
+
+    def document(self, doc_no: int, offset: int = 0, pattern: str | None = None,
+                 limit: int | None = None) -> dict[str, Any]:
+        """Document `doc_no` (a concordance line's doc_no) split around `pattern` at `offset` (a concordance line's
+        offset) into before, match and after, with at most `limit` tokens either side of the match (None: the whole
+        document), as termx.lookup.document."""
+        from termx.lookup import document
+
+        return jsonable(document(self.shards, doc_no, offset, pattern, limit))  # type: ignore[no-any-return]
+
     def concordance(self, pattern: str, left: int = LEFT, right: int = RIGHT,
                     limit: int | None = LIMIT) -> list[ConcordanceRecord]:
         """KWIC lines of the pattern's occurrences (suffix-array order; several shards: document order), at

@@ -88,12 +88,22 @@ class Database:
         """index(name, documents, append=True): add documents to the existing corpus as new shards."""
         return self.index(name, documents, progress=progress, **{**options, "append": True})
 
-    def sql(self, name_or_path: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    def sql(self, name_or_path: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None,
+            max_rows: int | None = None) -> list[dict[str, Any]]:
         """The rows of an analyst query (a file in sql/ by name, or a path to a .sql file) with `params` bound, run
-        read-only, as `termx sql NAME -p key=value --format json` prints them."""
+        read-only, as `termx sql NAME -p key=value --format json` prints them; with `timeout_ms` the server cancels
+        it after that long, and more than `max_rows` rows is an InputError (both: InputError naming the limit)."""
         from termx.storage.sqlfiles import run_sql
 
-        return run_sql(self.engine, name_or_path, params)
+        return run_sql(self.engine, name_or_path, params, timeout_ms, max_rows)
+
+    def query(self, statement: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None,
+              max_rows: int | None = None) -> list[dict[str, Any]]:
+        """sql() of a statement given as text (the explorer's SQL box): one read-only query, under the same role and
+        rules as `termx sql`."""
+        from termx.storage.sqlfiles import run_sql, sql_text
+
+        return run_sql(self.engine, sql_text(statement), params, timeout_ms, max_rows)
 
     @staticmethod
     def queries() -> list[dict[str, Any]]:
