@@ -185,7 +185,7 @@ def view(router: APIRouter, path: str, exports: bool = True) -> Callable[[Callab
                 line = UNAVAILABLE if status == 503 else (str(exc).strip().splitlines() or [""])[0][:300]
                 return error(fmt, status, line)
 
-        for suffix in ("", *((f".{f}" for f in FORMATS) if exports else ())):
+        for suffix in (*((f".{f}" for f in FORMATS) if exports else ()), ""):  # `{name}` would match "x.json"
             router.add_api_route(path + suffix, endpoint, methods=["GET"], response_model=None,
                                  include_in_schema=False)
         return fn
