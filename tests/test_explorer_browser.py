@@ -164,7 +164,7 @@ def test_every_export_link_gives_csv_equal_to_json(page: Any) -> None:
 
     for url in (f"/c/{CORPUS}/stats?q=bank&q=oil", f"/c/{CORPUS}/concordance?q=oil&per=4", f"/c/{CORPUS}/terms?top=4",
                 f"/c/{CORPUS}/related?q=bank&min_df=2", f"/c/{CORPUS}/segment?text=bankshares", "/c",
-                f"/c/{CORPUS}/doc?doc_no=14", f"/sql?sql=SELECT+1.5+AS+x"):
+                f"/c/{CORPUS}/doc?doc_no=14", "/sql?sql=SELECT+1.5+AS+x"):
         page.goto(url)
         as_json = page.request.get(page.get_attribute("a >> text=JSON", "href")).json()
         as_csv = list(csv.DictReader(io.StringIO(page.request.get(page.get_attribute("a >> text=CSV", "href")).text())))

@@ -4,6 +4,7 @@ sql/ as forms, the read-only SQL box (the role, rules and row cap of `termx sql`
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request
@@ -67,10 +68,13 @@ def add_db_views(router: APIRouter, db: str | None) -> None:
                     {"query": query, "given": given, "run": run, "timeout": SQL_TIMEOUT_MS})
 
 
-def _queries() -> list[dict[str, object]]:
+def _queries() -> list[dict[str, Any]]:
     """The shipped queries with their parameters as form fields: name -> default ('' when it has none)."""
-    out: list[dict[str, object]] = []
+    out: list[dict[str, Any]] = []
     for q in Database.queries():
-        fields = dict(p.split("=", 1) if "=" in p else (p, "") for p in str(q["params"]).split())
+        fields: dict[str, str] = {}
+        for param in str(q["params"]).split():
+            name, _, default = param.partition("=")
+            fields[name] = default
         out.append({**q, "fields": fields})
     return out

@@ -10,7 +10,7 @@ import functools
 import io
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ class Page:
 
     title: str
     template: str
-    rows: list[dict[str, Any]]
+    rows: Sequence[Mapping[str, Any]]
     fields: Sequence[str] = ()
     context: dict[str, Any] = field(default_factory=dict)
 
@@ -122,7 +122,7 @@ def csv_cell(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def csv_text(rows: list[dict[str, Any]], fields: Sequence[str]) -> str:
+def csv_text(rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> str:
     """The records as CSV with a header line (fields: the given ones, else the keys of the first record)."""
     names = list(fields) or (list(rows[0]) if rows else [])
     out = io.StringIO()
@@ -133,10 +133,10 @@ def csv_text(rows: list[dict[str, Any]], fields: Sequence[str]) -> str:
     return out.getvalue()
 
 
-def export_rows(page: Page) -> list[dict[str, Any]]:
+def export_rows(page: Page) -> list[Mapping[str, Any]]:
     """The records of the exports, in field order when fields are given."""
     if not page.fields:
-        return page.rows
+        return list(page.rows)
     return [{f: r.get(f) for f in page.fields} for r in page.rows]
 
 
