@@ -56,6 +56,12 @@ class Database:
 
         return corpus_rows(self.engine, name)
 
+    def names(self) -> list[str]:
+        """The names of the corpora, sorted: corpora() without the sizes, which take a query per corpus."""
+        from termx.storage.store import corpus_names
+
+        return sorted(corpus_names(self.engine))
+
     def shards(self, name: str | None = None) -> list[dict[str, Any]]:
         """The shards of corpus `name` (of every corpus when None), as `termx corpora --shards --format json`."""
         from termx.storage.store import list_shards

@@ -77,7 +77,7 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
         rows, column, desc = _sorted(c.terms(**args), request)
         return Page(f"{corpus}: terms by {args['rank']}", "terms.html", rows, TERMS_FIELDS,
                     {"corpus": corpus, "args": args, "sort": column, "desc": desc, "ranks": [r.value for r in Ranking],
-                     "corpora": [r["name"] for r in Database(db).corpora()]})
+                     "corpora": Database(db).names()})
 
     @router.get("/c/{corpus}/terms.svg", include_in_schema=False)
     def terms_svg(request: Request, corpus: str) -> Response:
@@ -130,7 +130,7 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
         stats = {r["pattern"]: r for r in c.stats(words)} if words else {}
         return Page(f"{corpus}: segment", "segment.html", rows, ("line", "text", "words", "boundaries"),
                     {"corpus": corpus, "text": text, "stats": stats,
-                     "corpora": [r["name"] for r in Database(db).corpora()]})
+                     "corpora": Database(db).names()})
 
     @view(router, "/c/{corpus}/studies")
     def studies(request: Request, corpus: str) -> Page:

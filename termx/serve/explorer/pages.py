@@ -10,6 +10,7 @@ import functools
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,10 +87,15 @@ class Params:
         return self.query.get(name, "") not in ("", "0", "false", "no")
 
 
+LAYOUT_RE = re.compile(r"([\n\t])")
+"""The controls a page keeps as they are (line breaks and tabs lay text out; no other control does anything good)."""
+
+
 def _finalize(value: Any) -> Any:
-    """Every value a template prints: corpus text with its terminal controls written visibly (then autoescaped)."""
+    """Every value a template prints: corpus text with its terminal controls but line breaks and tabs written visibly
+    (then autoescaped)."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return escape_controls(value)
+        return "".join(part if LAYOUT_RE.fullmatch(part) else escape_controls(part) for part in LAYOUT_RE.split(value))
     return "" if value is None else value
 
 
