@@ -363,8 +363,9 @@ DOCUMENT_FIELDS = ("doc", "doc_no", "tokens", "offset", "before", "match", "afte
 def document(index: Shards, doc_no: int, offset: int = 0, pattern: str | None = None,
              limit: int | None = None) -> dict[str, Any]:
     """The text of document `doc_no` (numbered corpus-wide, as a concordance line's doc_no) split around the tokens
-    of `pattern` at `offset` (a concordance line's match: before + match + after is the document); with `limit`, at
-    most that many tokens on either side of the match. InputError for a doc_no no shard holds."""
+    of `pattern` at `offset` (a concordance line's match: before + match + after is the document, words joined by
+    single spaces in a word corpus); with `limit`, at most that many tokens on either side of the match. InputError
+    for a doc_no no shard holds."""
     shards = as_shards(index)
     length = 0 if not pattern else pattern_length(shards[0], pattern, longest_document(shards))
     for s in shards:
@@ -375,9 +376,12 @@ def document(index: Shards, doc_no: int, offset: int = 0, pattern: str | None = 
             hi = min(lo + length, size)
             first = 0 if limit is None else max(0, lo - limit)
             last = size if limit is None else min(size, hi + limit)
-            return {"doc": s.doc_names[d], "doc_no": doc_no, "tokens": size, "offset": lo,
-                    "before": s.decode(s.tokens[begin + first: begin + lo]),
-                    "match": s.decode(s.tokens[begin + lo: begin + hi]),
-                    "after": s.decode(s.tokens[begin + hi: begin + last])}
+            before, match, after = (s.decode(s.tokens[begin + a: begin + b]) for a, b in ((first, lo), (lo, hi),
+                                                                                        (hi, last)))
+            if s.unit is Unit.word:  # words are joined by single spaces, across the cuts too
+                before += " " if before and (match or after) else ""
+                after = (" " if after and match else "") + after
+            return {"doc": s.doc_names[d], "doc_no": doc_no, "tokens": size, "offset": lo, "before": before,
+                    "match": match, "after": after}
     raise InputError(f"no document number {doc_no} in this corpus", "a concordance line's doc_no names one",
                      ("doc_no",))

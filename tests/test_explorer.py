@@ -165,3 +165,43 @@ def test_go_leads_a_form_to_its_view(client: TestClient) -> None:
     r = client.get(f"/go?corpus={CORPUS}&view=stats&q=bank", follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == f"/c/{CORPUS}/stats?q=bank"
     assert client.get("/go?corpus=x&view=../../etc").status_code == 400
+
+
+@pytest.mark.parametrize("unit", ["byte", "char", "word"])
+def test_document_of_each_concordance_line_holds_it(database_url: str, unit: str) -> None:
+    """Over several shards and every unit: a line's document, split at its offset, has the line's match there and
+    its contexts on either side; before + match + after is the whole document."""
+    rng = np.random.default_rng(11)
+    texts = {f"s{k}": " ".join(rng.choice(WORDS + ["é€"], 25)) for k in range(9)}
+    with termx.Database(database_url) as db:
+        db.index(f"explored-{unit}", list(texts.items()), unit=unit, max_k=3, replace=True, shard_size=300)
+        c = db.corpus(f"explored-{unit}")
+        assert len(c.shards) > 1
+        lines = c.concordance("oil", 4, 4, None)
+        assert lines
+        for line in lines:
+            doc = c.document(line["doc_no"], line["offset"], "oil")
+            assert doc["doc"] == line["doc"] and doc["match"] == "oil"
+            sep = " " if unit == "word" else ""  # a word corpus's text: its words joined by single spaces
+            assert doc["before"].removesuffix(sep).endswith(line["left"])
+            assert doc["after"].removeprefix(sep).startswith(line["right"])
+            whole = c.document(line["doc_no"])
+            assert whole["before"] == whole["match"] == "" and whole["after"] == doc["before"] + "oil" + doc["after"]
+            if unit != "word":  # words are joined by single spaces, as in a concordance line
+                assert whole["after"] == texts[line["doc"]]
+
+
+def test_katz_expectation_is_the_tail_of_its_pmf() -> None:
+    """expected_df's closed form D·α·r^k for the K-mixture equals D·Σ_{j>=k} Pr(j) summed term by term."""
+    from termx.studies.distribution import dist_row, expected_df
+
+    row = dist_row("x", 460, [144, 89, 58, 50], 19043)
+    alpha, beta, documents = row["katz_alpha"], row["katz_beta"], row["documents"]
+    pmf = [alpha / (beta + 1) * (beta / (beta + 1)) ** j for j in range(20_000)]
+    pmf[0] += 1 - alpha
+    tails = [documents * sum(pmf[k:]) for k in range(1, 5)]
+    assert expected_df(row, 4)["katz"] == pytest.approx(tails, rel=1e-9)
+    from scipy import stats
+
+    assert expected_df(row, 4)["negative_binomial"] == pytest.approx(
+        [documents * (1 - stats.nbinom.cdf(k - 1, row["nb_r"], row["nb_p"])) for k in range(1, 5)], rel=1e-9)

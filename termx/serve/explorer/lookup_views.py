@@ -31,7 +31,7 @@ def df_plot(fit: dict[str, Any]) -> Any:
     series += [Series(label, ks, fit["expected"][key], "dash", colour) for key, label, colour in MODELS
                if fit["expected"][key] is not None]
     return plot(series, "k (occurrences in a document, at least)", "df_k (documents)", log_y=True,
-                title=f"df_k of {fit['pattern']}")
+                title=f"df_k of {fit['pattern']}", whole_x=True)
 
 
 def add_lookup_views(router: APIRouter, open_corpus: Callable[[str], Corpus]) -> None:

@@ -26,13 +26,15 @@ class Series:
     colour: str = COLOURS[0]
 
 
-def _ticks(low: float, high: float, log: bool) -> list[float]:
-    """Round tick values over [low, high]: powers of ten on a log axis, 1/2/5 steps on a linear one."""
+def _ticks(low: float, high: float, log: bool, whole: bool = False) -> list[float]:
+    """Round tick values over [low, high]: powers of ten on a log axis, 1/2/5 steps on a linear one (at least 1 when
+    `whole`)."""
     if log:
         return [10.0 ** e for e in range(math.floor(low), math.ceil(high) + 1)]
     span = (high - low) or 1.0
     step = 10 ** math.floor(math.log10(span / 5))
     step *= next((m for m in (1, 2, 5, 10) if span / (step * m) <= 6), 10)
+    step = max(step, 1) if whole else step
     first = math.ceil(low / step) * step
     return [first + k * step for k in range(int((high - first) / step) + 1)]
 
@@ -42,8 +44,9 @@ def _label(value: float) -> str:
 
 
 def plot(series: Sequence[Series], x_label: str, y_label: str, log_x: bool = False, log_y: bool = False,
-         title: str = "") -> Markup:
-    """An SVG plot of the series (log axes drop values <= 0), with axes, ticks and a legend."""
+         title: str = "", whole_x: bool = False) -> Markup:
+    """An SVG plot of the series (log axes drop values <= 0), with axes, ticks (whole numbers on x when `whole_x`)
+    and a legend."""
     def tx(v: float) -> float | None:
         return (math.log10(v) if v > 0 else None) if log_x else v
 
@@ -72,7 +75,7 @@ def plot(series: Sequence[Series], x_label: str, y_label: str, log_x: bool = Fal
     out = [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title or y_label)}">',
            f'<rect x="{LEFT}" y="{TOP}" width="{w}" height="{h}" fill="#fff" stroke="#999"/>']
-    for t in _ticks(x0, x1, log_x):
+    for t in _ticks(x0, x1, log_x, whole_x):
         a = math.log10(t) if log_x else t
         if x0 - 1e-9 <= a <= x1 + 1e-9:
             out.append(f'<line x1="{sx(a):.1f}" x2="{sx(a):.1f}" y1="{TOP + h}" y2="{TOP + h + 4}" stroke="#999"/>'
