@@ -72,9 +72,9 @@ def test_every_view_answers_html_and_its_csv_equals_its_json(client: TestClient,
     assert f'{path}.json' in html.text  # the export links
     rows = client.get(f"{path}.json?{query}").json()
     assert isinstance(rows, list) and rows, url
-    lines = list(csv.reader(io.StringIO(client.get(f"{path}.csv?{query}").text)))
-    assert lines[0] == list(rows[0])
-    assert lines[1:] == [[_cell(v) for v in r.values()] for r in rows]
+    lines = list(csv.DictReader(io.StringIO(client.get(f"{path}.csv?{query}").text)))
+    assert set(lines[0]) == {k for r in rows for k in r}
+    assert lines == [{k: _cell(r.get(k)) for k in lines[0]} for r in rows]
 
 
 def test_exports_are_the_cli_records(client: TestClient, db_env: str) -> None:
@@ -205,3 +205,19 @@ def test_katz_expectation_is_the_tail_of_its_pmf() -> None:
 
     assert expected_df(row, 4)["negative_binomial"] == pytest.approx(
         [documents * (1 - stats.nbinom.cdf(k - 1, row["nb_r"], row["nb_p"])) for k in range(1, 5)], rel=1e-9)
+
+
+def test_a_sharded_corpus_keeps_its_per_shard_fields(client: TestClient, database_url: str, db_env: str) -> None:
+    """Several shards: the records carry "shards" (stats) and "shard_no" (concordance lines), in both exports."""
+    with termx.Database(database_url) as db:
+        db.index("explored-shards", [(f"d{k}", "oil price rose bank fell " * 5) for k in range(9)], unit="byte",
+                 max_k=3, replace=True, shard_size=300)
+    for url, args in (("/c/explored-shards/stats.json?q=oil&q=zzz", ("stats", "explored-shards", "oil", "zzz")),
+                      ("/c/explored-shards/concordance.json?q=bank&width=3&per=5",
+                       ("concordance", "explored-shards", "bank", "-l", "3", "-r", "3", "-n", "5"))):
+        rows = client.get(url).json()
+        assert rows == _cli(*args, "--format", "json")
+        lines = list(csv.DictReader(io.StringIO(client.get(url.replace(".json", ".csv")).text)))
+        assert lines == [{k: _cell(r.get(k)) for k in lines[0]} for r in rows] and set(lines[0]) >= set(rows[0])
+    page = client.get("/c/explored-shards/stats?q=oil").text
+    assert "shard 4:" in page

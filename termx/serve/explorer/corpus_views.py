@@ -4,6 +4,7 @@ studies stored for the corpus. Every statistic comes from the `termx.api.Corpus`
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,8 @@ MEASURES = ("g2", "pmi", "dice", "lift")
 """The related-terms measures offered by the switch (Corpus.related checks the value)."""
 SEGMENT_CHARS = 20_000
 """Longest text the segment box takes."""
+_TRAINING = threading.Lock()
+"""One default segmentation model found or trained at a time (a corpus's first segmentation can take minutes)."""
 
 
 def _terms_query(request: Request) -> dict[str, Any]:
@@ -125,6 +128,9 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) > HTTP.lines:
             raise InputError(f"at most {HTTP.lines} lines", params=("text",))
+        if lines and not c.has_model():
+            with _TRAINING:  # the default model, found stored or trained once (as POST /segment does)
+                c.model()
         rows = list(c.segment_records(lines)) if lines else []
         words = sorted({w for r in rows for w in r["words"]})
         stats = {r["pattern"]: r for r in c.stats(words)} if words else {}

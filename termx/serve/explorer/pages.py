@@ -33,7 +33,8 @@ UNAVAILABLE = "database unavailable (the server's log says why)"
 
 @dataclass
 class Page:
-    """What a view found: the records its .json and .csv carry (in `fields` order) and what its HTML shows."""
+    """What a view found: the records its .json carries as they are and its .csv in `fields` order (then any other
+    key), and what its HTML shows."""
 
     title: str
     template: str
@@ -129,8 +130,9 @@ def csv_cell(value: Any) -> str:
 
 
 def csv_text(rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> str:
-    """The records as CSV with a header line (fields: the given ones, else the keys of the first record)."""
-    names = list(fields) or (list(rows[0]) if rows else [])
+    """The records as CSV with a header line: `fields` first, then any other key the records have (a sharded
+    corpus's "shards", a bad pattern's "error"), in the order first seen."""
+    names = list(dict.fromkeys([*fields, *(k for r in rows for k in r)]))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(names)
@@ -139,20 +141,13 @@ def csv_text(rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> str:
     return out.getvalue()
 
 
-def export_rows(page: Page) -> list[Mapping[str, Any]]:
-    """The records of the exports, in field order when fields are given."""
-    if not page.fields:
-        return list(page.rows)
-    return [{f: r.get(f) for f in page.fields} for r in page.rows]
-
-
 def render(page: Page, fmt: str | None, request: Request) -> Response:
     """The page in format `fmt` (None: HTML)."""
     if fmt == "json":
-        return Response(json.dumps(export_rows(page), ensure_ascii=False, allow_nan=False),
+        return Response(json.dumps(list(page.rows), ensure_ascii=False, allow_nan=False),
                         media_type="application/json")
     if fmt == "csv":
-        return Response(csv_text(export_rows(page), page.fields), media_type="text/csv; charset=utf-8")
+        return Response(csv_text(page.rows, page.fields), media_type="text/csv; charset=utf-8")
     path = request.url.path
     query = str(request.url.query)
     exports = {f: f"{'/c' if path == '/' else path}.{f}" + (f"?{query}" if query else "") for f in FORMATS}
