@@ -143,8 +143,8 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
         c = open_corpus(corpus)
         freq = Params(request).number("freq", 10, 1, 2**31 - 1)
         rows = Database(db).sql("crossval_bins", {"corpus": corpus, "freq": freq})
-        figure = plot([Series(f"freq* (freq = {freq} in half 1)", [r["df"] for r in rows],
-                              [r["freq_star"] for r in rows], "line")], "df_1 in half 1", "freq* (mean freq in half 2)",
-                      title="freq* by df") if rows else None
+        figure = plot([Series("freq*", [r["df"] for r in rows], [r["freq_star"] for r in rows], "line")],
+                      f"df_1 in half 1 (strings with freq {freq} there)", "freq* (mean freq in half 2)",
+                      title="freq* by df", whole_x=True) if rows else None
         return Page(f"{corpus}: studies", "studies.html", rows, ("freq", "df", "freq_star", "n", "classes"),
                     {"corpus": corpus, "freq": freq, "figure": figure, "info": c.info})

@@ -118,6 +118,7 @@ def environment() -> Any:
                              finalize=_finalize, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["shown"] = _shown
+    env.filters["oneline"] = lambda text: (text or "").replace("\n", "⏎").replace("\t", "→")  # KWIC cells
     env.globals["urlencode"] = lambda pairs: urlencode([(k, v) for k, v in pairs if v is not None], doseq=True)
     return env
 
