@@ -127,7 +127,10 @@ def test_hostile_text_is_escaped(client: TestClient) -> None:
         html = client.get(url).text
         assert "<script>" not in html and "<b>bold</b>" not in html and "\x1b" not in html, url
         assert "&lt;script" in html and "&lt;/script&gt;" in html
-    assert "\\x1b]0;pwned\\x07" in client.get(f"/c/{CORPUS}/doc?doc_no=14").text
+    page = client.get(f"/c/{CORPUS}/doc?doc_no=14")
+    assert "\\x1b]0;pwned\\x07" in page.text
+    assert "script-src 'none'" in page.headers["content-security-policy"]  # and no script would run anyway
+    assert client.get(f"/c/{CORPUS}/doc.json?doc_no=14").headers["x-content-type-options"] == "nosniff"
     doc = client.get(f"/c/{CORPUS}/doc.json?doc_no=14").json()[0]
     assert doc["before"] + doc["match"] + doc["after"] == HOSTILE  # the exports stay exact
 

@@ -16,7 +16,7 @@ from termx.choices import TERMS_MAX_LEN, TERMS_MIN_DF, TERMS_MIN_LEN, TERMS_RANK
 from termx.database import Database
 from termx.errors import InputError, TermxError
 from termx.limits import HTTP
-from termx.serve.explorer.pages import Page, Params, error, status_of, view
+from termx.serve.explorer.pages import HEADERS, Page, Params, error, status_of, view
 from termx.serve.explorer.svg import COLOURS, Series, plot
 
 TERMS_SHOWN = 100
@@ -96,7 +96,7 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
             return error("json", status_of(exc), (str(exc).splitlines() or [""])[0][:300])
         merged = [[{**r, "adaptation": by_term[r["term"]]["adaptation"]} for r in rows] for rows in (ranked,
                                                                                                       background)]
-        return Response(str(scatter(merged[0], merged[1])), media_type="image/svg+xml")
+        return Response(str(scatter(merged[0], merged[1])), media_type="image/svg+xml", headers=HEADERS)
 
     @view(router, "/c/{corpus}/related")
     def related(request: Request, corpus: str) -> Page:

@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from termx.api import Corpus, record_fields
 from termx.errors import InputError, TermxError
 from termx.limits import HTTP
-from termx.serve.explorer.pages import Page, Params, error, status_of, view
+from termx.serve.explorer.pages import HEADERS, Page, Params, error, status_of, view
 from termx.serve.explorer.svg import COLOURS, Series, plot
 
 PER_PAGE = 50
@@ -66,7 +66,7 @@ def add_lookup_views(router: APIRouter, open_corpus: Callable[[str], Corpus]) ->
             return error("json", status_of(exc), (str(exc).splitlines() or [""])[0][:300])
         if "error" in fit:
             return error("json", 400, fit["error"])
-        return Response(str(df_plot(fit)), media_type="image/svg+xml")
+        return Response(str(df_plot(fit)), media_type="image/svg+xml", headers=HEADERS)
 
     @view(router, "/c/{corpus}/class")
     def classes(request: Request, corpus: str) -> Page:

@@ -27,6 +27,11 @@ from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, TermxE
 FORMATS = ("json", "csv")
 """The suffixes of a view's exports; without one a view answers HTML."""
 HERE = Path(__file__).parent
+HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'none'; object-src 'none'; "
+                                      "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+           "X-Content-Type-Options": "nosniff"}
+"""Sent with every explorer answer: the pages hold no script, so none may run (a second wall behind the escaping),
+and no answer is read as another type than it says."""
 UNAVAILABLE = "database unavailable (the server's log says why)"
 """What a client is told when the database is down (where it is and why it failed stay in the log)."""
 
@@ -146,23 +151,23 @@ def render(page: Page, fmt: str | None, request: Request) -> Response:
     """The page in format `fmt` (None: HTML)."""
     if fmt == "json":
         return Response(json.dumps(list(page.rows), ensure_ascii=False, allow_nan=False),
-                        media_type="application/json")
+                        media_type="application/json", headers=HEADERS)
     if fmt == "csv":
-        return Response(csv_text(page.rows, page.fields), media_type="text/csv; charset=utf-8")
+        return Response(csv_text(page.rows, page.fields), media_type="text/csv; charset=utf-8", headers=HEADERS)
     path = request.url.path
     query = str(request.url.query)
     exports = {f: f"{'/c' if path == '/' else path}.{f}" + (f"?{query}" if query else "") for f in FORMATS}
     html = environment().get_template(page.template).render(title=page.title, rows=page.rows, fields=page.fields,
                                                              exports=exports, path=path, **page.context)
-    return HTMLResponse(html)
+    return HTMLResponse(html, headers=HEADERS)
 
 
 def error(fmt: str | None, status: int, message: str) -> Response:
     """An error in the view's format: `{"error": ...}`, or a page whose one line says it."""
     if fmt is not None:
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse({"error": message}, status_code=status, headers=HEADERS)
     html = environment().get_template("error.html").render(title=f"error {status}", message=message)
-    return HTMLResponse(html, status_code=status)
+    return HTMLResponse(html, status_code=status, headers=HEADERS)
 
 
 def status_of(exc: TermxError) -> int:
