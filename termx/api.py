@@ -137,6 +137,15 @@ class Corpus(Closing, WordBreaking, CoOccurrence, Studies):
         for record in stats_each(self.shards, [patterns] if isinstance(patterns, str) else patterns):
             yield jsonable(record)
 
+    def document(self, doc_no: int, offset: int = 0, pattern: str | None = None,
+                 limit: int | None = None) -> dict[str, Any]:
+        """Document `doc_no` (a concordance line's doc_no) split around `pattern` at `offset` (a concordance line's
+        offset) into before, match and after, with at most `limit` tokens either side of the match (None: the whole
+        document), as termx.lookup.document."""
+        from termx.lookup import document
+
+        return jsonable(document(self.shards, doc_no, offset, pattern, limit))  # type: ignore[no-any-return]
+
     def concordance(self, pattern: str, left: int = LEFT, right: int = RIGHT,
                     limit: int | None = LIMIT) -> list[ConcordanceRecord]:
         """KWIC lines of the pattern's occurrences (suffix-array order; several shards: document order), at

@@ -61,6 +61,12 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
 
         return corpus_rows(self.engine, name)
 
+    def names(self) -> list[str]:
+        """The names of the corpora, sorted: corpora() without the sizes, which take a query per corpus."""
+        from termx.storage.corpora import corpus_names
+
+        return sorted(corpus_names(self.engine))
+
     def shards(self, name: str | None = None) -> list[dict[str, Any]]:
         """The shards of corpus `name` (of every corpus when None), as `termx corpora --shards --format json`."""
         from termx.storage.corpora import list_shards
@@ -93,12 +99,22 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
         """index(name, documents, append=True): add documents to the existing corpus as new shards."""
         return self.index(name, documents, progress=progress, **{**options, "append": True})
 
-    def sql(self, name_or_path: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    def sql(self, name_or_path: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None,
+            max_rows: int | None = None) -> list[dict[str, Any]]:
         """The rows of an analyst query (a file in sql/ by name, or a path to a .sql file) with `params` bound, run
-        read-only, as `termx sql NAME -p key=value --format json` prints them."""
+        read-only, as `termx sql NAME -p key=value --format json` prints them; with `timeout_ms` the server cancels
+        it after that long, and more than `max_rows` rows is an InputError (both: InputError naming the limit)."""
         from termx.storage.sqlfiles import run_sql
 
-        return run_sql(self.engine, name_or_path, params)
+        return run_sql(self.engine, name_or_path, params, timeout_ms, max_rows)
+
+    def query(self, statement: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None,
+              max_rows: int | None = None) -> list[dict[str, Any]]:
+        """sql() of a statement given as text (the explorer's SQL box): one read-only query, under the same role and
+        rules as `termx sql`."""
+        from termx.storage.sqlfiles import run_sql, sql_text
+
+        return run_sql(self.engine, sql_text(statement), params, timeout_ms, max_rows)
 
     @staticmethod
     def queries() -> list[dict[str, Any]]:

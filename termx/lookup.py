@@ -355,3 +355,33 @@ def concordance_each(index: Shards, patterns: Iterable[str], left: int = 10, rig
             yield error_record(fields, pattern, error or "")
         else:
             yield from ({"pattern": pattern, **line} for line in lines)
+
+
+DOCUMENT_FIELDS = ("doc", "doc_no", "tokens", "offset", "before", "match", "after")
+
+
+def document(index: Shards, doc_no: int, offset: int = 0, pattern: str | None = None,
+             limit: int | None = None) -> dict[str, Any]:
+    """The text of document `doc_no` (numbered corpus-wide, as a concordance line's doc_no) split around the tokens
+    of `pattern` at `offset` (a concordance line's match: before + match + after is the document, words joined by
+    single spaces in a word corpus); with `limit`, at most that many tokens on either side of the match. InputError
+    for a doc_no no shard holds."""
+    shards = as_shards(index)
+    length = 0 if not pattern else pattern_length(shards[0], pattern, longest_document(shards))
+    for s in shards:
+        d = doc_no - s.first_doc
+        if 0 <= d < s.n_docs:
+            begin, size = int(s.doc_start[d]), int(s.doc_len[d])
+            lo = min(max(offset, 0), size)
+            hi = min(lo + length, size)
+            first = 0 if limit is None else max(0, lo - limit)
+            last = size if limit is None else min(size, hi + limit)
+            before, match, after = (s.decode(s.tokens[begin + a: begin + b]) for a, b in ((first, lo), (lo, hi),
+                                                                                        (hi, last)))
+            if s.unit is Unit.word:  # words are joined by single spaces, across the cuts too
+                before += " " if before and (match or after) else ""
+                after = (" " if after and match else "") + after
+            return {"doc": s.doc_names[d], "doc_no": doc_no, "tokens": size, "offset": lo, "before": before,
+                    "match": match, "after": after}
+    raise InputError(f"no document number {doc_no} in this corpus", "a concordance line's doc_no names one",
+                     ("doc_no",))

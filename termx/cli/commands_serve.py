@@ -39,7 +39,8 @@ def serve(
 ) -> None:
     """Answer /stats, /concordance, /terms and /segment (POST with a JSON body, or GET with a query string) with
     JSON (the records of --format json), keeping each corpus's index and its last segmentation models in memory;
-    OpenAPI page at /docs. Limits of one request: docs/python.md (HTTP)."""
+    OpenAPI page at /docs. The explorer, web pages for analysts with .json/.csv exports of every view, is at
+    http://127.0.0.1:8765/ (docs/explorer.md). Limits of one request: docs/python.md (HTTP)."""
     from termx.errors import MissingDependency
 
     try:
@@ -51,6 +52,6 @@ def serve(
     if host not in LOOPBACK:
         typer.echo(f"warning: listening on {host}: anyone who can reach it can query every corpus (it answers "
                    "only the Host names 127.0.0.1, localhost, --host and --allow-host NAME)", err=True)
-    notice(f"termx serve: http://{host}:{port} (OpenAPI page at /docs); Ctrl-C stops it")
+    notice(f"termx serve: the explorer at http://{host}:{port}/ (OpenAPI page at /docs); Ctrl-C stops it")
     hosts = (*LOOPBACK, host, *(allow_host or ()))
     uvicorn.run(create_app(db, max_body, hosts, port, max_train_tokens), host=host, port=port, log_level="warning")

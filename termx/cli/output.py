@@ -12,17 +12,9 @@ from enum import Enum
 from typing import Any
 
 from termx.json_values import jsonable as _jsonable
+from termx.safe_text import escape_controls
 
 # C0 and C1 controls, DEL, and the bidi embeddings/overrides/isolates that reorder what a terminal shows.
-CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def escape_controls(text: str) -> str:
-    """Text safe to show on a terminal: control characters written visibly (`\\x1b`, `\\u202e`), so corpus
-    text cannot set the window title, write the clipboard (OSC 52), move the cursor or reorder a line."""
-    return CONTROL_RE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
-
-
 # What JSON may carry raw but is better written as \uXXXX: C1 controls and DEL (terminals act on them), the
 # line and paragraph separators (line readers split at them) and bidi controls. Outside strings JSON text is
 # ASCII, so replacing them anywhere is lossless: a parser reads back the same data.

@@ -14,8 +14,8 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from termx.cli.output import escape_controls
 from termx.errors import TermxError, database_error_line, first_line
+from termx.safe_text import escape_controls
 
 # `termx --help` lists commands in these groups, in this order (each command names its group with
 # rich_help_panel=...); a command without one is listed first, under Typer's default "Commands".

@@ -51,6 +51,21 @@ class Studies:
             yield jsonable(error_record(DIST_FIELDS, r["pattern"], r["error"]) if "error" in r else
                            dist_row(r["pattern"], r["freq"], r["df"], n_docs))
 
+    def iter_fits(self, patterns: Iterable[str] | str) -> Iterator[dict[str, Any]]:
+        """iter_dist() with each pattern's observed df_1..df_K ("df") and the df_k each fitted model expects
+        ("expected": poisson, negative_binomial, katz; termx.studies.distribution.expected_df): what the
+        explorer plots. A bad pattern gets an error record, as in iter_stats()."""
+        from termx.lookup import error_record
+        from termx.studies.distribution import DIST_FIELDS, dist_row, expected_df
+
+        n_docs = sum(s.n_docs for s in self.shards)
+        for r in self.iter_stats(patterns):
+            if "error" in r:
+                yield jsonable(error_record((*DIST_FIELDS, "df", "expected"), r["pattern"], r["error"]))
+                continue
+            row = dist_row(r["pattern"], r["freq"], r["df"], n_docs)
+            yield jsonable({**row, "df": r["df"], "expected": expected_df(row, len(r["df"]))})
+
     def crossval(self, by: str = "df", plot: str | None = None) -> dict[str, Any]:
         """freq* by cross-validation (`termx crossval`): the documents split into two halves, every substring
         binned by its freq and df_1 in half 1 (`by` "df"; "freq": by freq alone), freq* = its mean freq in half 2.

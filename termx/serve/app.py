@@ -272,6 +272,9 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
             return corpora[name]
 
     _install_handlers(app)
+    from termx.serve.explorer import explorer_router  # the HTML explorer (docs/explorer.md)
+
+    app.include_router(explorer_router(open_corpus, db))
 
     @app.get("/health")
     def health() -> dict[str, Any]:

@@ -24,7 +24,7 @@ from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, Patter
 from termx.line_reader import split_lines
 from termx.storage.db import connect_or_explain
 from termx.storage.paths import resource
-from termx.storage.statements import BIND_RE, strip_comments
+from termx.storage.statements import BIND_RE, run_internal, strip_comments
 
 PARAM_DOC_RE = re.compile(r"^--\s*:(\w+)\s+(.*?)\s*(?:\(default ([^)]*)\))?\s*$")
 
@@ -82,6 +82,13 @@ def load_sql(name_or_path: str | Path) -> SqlFile:
     statement = strip_comments(text).strip().rstrip(";").strip()
     params = list(dict.fromkeys(BIND_RE.findall(statement)))
     return SqlFile(path.stem, path, description, statement, params, docs, defaults)
+
+
+def sql_text(statement: str) -> SqlFile:
+    """An analyst query given as text (the explorer's SQL box): one statement, its `:name` parameters bound like a
+    file's (no defaults), run by run_sql under the same read-only rules."""
+    text = strip_comments(statement).strip().rstrip(";").strip()
+    return SqlFile("(text)", Path("(text)"), "", text, list(dict.fromkeys(BIND_RE.findall(text))))
 
 
 def _plain(value: Any) -> Any:
@@ -182,10 +189,12 @@ def _database_error(name: str, exc: psycopg.Error) -> TermxError:
     return InputError(f"query {name} failed: {message}", hint)
 
 
-def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any],
+             max_rows: int | None = None) -> list[dict[str, Any]]:
     """Run one statement with the extended protocol (a prepared statement, even without parameters), so the
     server refuses a second statement hidden after a `;` instead of running it. Rows are dicts, so two columns
-    of one name (`SELECT 1 AS a, 2 AS a`) are refused rather than one of them dropped."""
+    of one name (`SELECT 1 AS a, 2 AS a`) are refused rather than one of them dropped. InputError when the query
+    returns more than `max_rows` rows (only that many and one are fetched)."""
     compiled = sa.text(statement).bindparams(**values).compile(dialect=conn.dialect)
     with conn.connection.driver_connection.cursor() as cur:  # type: ignore[union-attr]
         cur.execute(compiled.string, compiled.params, prepare=True)
@@ -196,18 +205,24 @@ def _execute(conn: sa.Connection, statement: str, values: Mapping[str, Any]) -> 
         if twice is not None:
             raise InputError(f"the query returns more than one column named {twice!r}",
                              "give each column its own name with AS")
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        rows = cur.fetchall() if max_rows is None else cur.fetchmany(max_rows + 1)
+        if max_rows is not None and len(rows) > max_rows:
+            raise InputError(f"the query returns more than {max_rows} rows", "add a LIMIT")
+        return [dict(zip(names, row, strict=True)) for row in rows]
 
 
-def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Run a query file with bound parameters (defaults from its header fill the gaps); rows as dicts.
+def run_sql(engine: Engine, name_or_path: str | Path | SqlFile, params: Mapping[str, Any] | None = None,
+            timeout_ms: int | None = None, max_rows: int | None = None) -> list[dict[str, Any]]:
+    """Run a query file (or a `sql_text` query) with bound parameters (defaults from its header fill the gaps); rows
+    as dicts. With `timeout_ms`, the server cancels the statement after that long; with `max_rows`, a query
+    returning more rows is an InputError.
 
     Only a query kind of statement is allowed, run in a READ ONLY transaction that is rolled back; being a single
     prepared statement, it cannot end that transaction, so an analyst query cannot change data. It runs in a
     session of READER_ROLE (or of termx's user when that user holds no server privilege: never a superuser's), so
     it cannot use a superuser's pg_read_file or COPY ... TO PROGRAM, not even after `set_config('role', ...)`.
     """
-    query = load_sql(name_or_path)
+    query = name_or_path if isinstance(name_or_path, SqlFile) else load_sql(name_or_path)
     given = dict(params or {})
     unknown = sorted(set(given) - set(query.params))
     if unknown:
@@ -224,8 +239,13 @@ def run_sql(engine: Engine, name_or_path: str | Path, params: Mapping[str, Any] 
         with target.connect() as conn, conn.begin() as transaction:
             conn.exec_driver_sql("SET TRANSACTION READ ONLY")
             _enter_analyst_session(conn, engine, login_refused)
-            rows = _execute(conn, query.statement, values)
+            if timeout_ms is not None:
+                run_internal(conn, "analyst.statement_timeout", timeout=f"{int(timeout_ms)}ms")
+            rows = _execute(conn, query.statement, values, max_rows)
             transaction.rollback()
+    except psycopg.errors.QueryCanceled:
+        raise InputError(f"query {query.name} was cancelled after {timeout_ms} ms (the statement timeout)",
+                         "narrow it, or run it with `termx sql`, which has no timeout") from None
     except psycopg.OperationalError:
         raise  # the connection is gone: the CLI reports it as such, not as a fault of the query
     except psycopg.Error as exc:

@@ -157,3 +157,22 @@ def dist_row(pattern: str, freq: int, df: Sequence[int], documents: int) -> dict
             "poisson_lambda": lam, "poisson_ll": p_ll, "nb_r": r, "nb_p": p, "nb_ll": nb_ll,
             "katz_alpha": alpha, "katz_beta": beta, "katz_ll": k_ll,
             "best": min(aic, key=lambda m: aic[m]) if freq else None}
+
+
+def expected_df(row: dict[str, Any], k: int) -> dict[str, list[float] | None]:
+    """df_1..df_k that each fitted null model of a dist_row expects: D · Pr(count >= k) under the Poisson, the
+    negative binomial and Katz's K-mixture (None for a model the row could not fit), for a plot beside the
+    observed df_k (docs/adaptation.md)."""
+    documents, ks = row["documents"], np.arange(1, k + 1)
+    lam = row["poisson_lambda"]
+    poisson = stats.poisson.sf(ks - 1, lam) if lam else np.zeros(k)
+    nb = stats.nbinom.sf(ks - 1, row["nb_r"], row["nb_p"]) if row["nb_r"] is not None else None
+    if row["katz_alpha"] is not None and row["katz_beta"]:
+        ratio = row["katz_beta"] / (row["katz_beta"] + 1)
+        katz: np.ndarray | None = row["katz_alpha"] * ratio ** ks
+    elif row["katz_beta"] == 0.0:  # every occurrence alone in its document: Pr(k >= 1) = λ, none beyond
+        katz = np.where(ks == 1, lam, 0.0)
+    else:
+        katz = None
+    return {name: None if curve is None else (np.asarray(curve, dtype=np.float64) * documents).tolist()
+            for name, curve in (("poisson", poisson), ("negative_binomial", nb), ("katz", katz))}
