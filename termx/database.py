@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from termx.api import Corpus
     from termx.progress import Progress
-    from termx.storage.shards import Runner
+    from termx.storage.executors import Runner
 
 __all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source"]
 """The face of a build: the database, its options and the choices they take."""
@@ -198,7 +198,7 @@ def _checked(docs: Sequence[Document]) -> tuple[list[Document], ReadReport]:
 
 def _runner(opts: IndexOptions) -> Runner | None:
     """Where shards are built: the Dask scheduler, a pool of `workers` processes, or None (the default pool)."""
-    from termx.storage.shards import dask_runner, pool_runner
+    from termx.storage.executors import dask_runner, pool_runner
 
     if opts.dask:
         return dask_runner(opts.dask)
