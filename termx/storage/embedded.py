@@ -418,9 +418,14 @@ def _ensure_cluster(layout: Layout, account: Account, bins: Path) -> None:
             pwfile.unlink(missing_ok=True)
         _write_pgpass(layout, {ROLE: password})
     elif not layout.pgpass.exists():
+        from psycopg import sql
+
+        from termx.storage.statements import composed
+
         password = secrets.token_urlsafe(24)
         run_as(account, [bins / "postgres", "--single", "-D", pgdata, "-c", "listen_addresses=", ROLE],
-               input=f"ALTER ROLE {ROLE} PASSWORD '{password}';\n", env=_server_env())
+               input=composed("database.own_password", role=sql.Identifier(ROLE),
+                              password=sql.Literal(password)).as_string(None) + "\n", env=_server_env())
         _write_pgpass(layout, {ROLE: password})
     os.chmod(pgdata, 0o700)
     hba = pgdata / "pg_hba.conf"
@@ -604,14 +609,15 @@ def _ensure_reader_login(layout: Layout, pm: Postmaster) -> None:
     import psycopg
     from psycopg import sql
 
+    from termx.storage.statements import run_composed, run_internal
+
     password = secrets.token_urlsafe(24)
     try:
         with psycopg.connect(_url(layout, pm), autocommit=True) as conn:
             verifier = conn.pgconn.encrypt_password(password.encode(), READER.encode(), b"scram-sha-256").decode()
-            exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (READER,)).fetchone()
-            statement = sql.SQL("ALTER ROLE {} LOGIN NOINHERIT PASSWORD {}" if exists else
-                                "CREATE ROLE {} LOGIN NOINHERIT PASSWORD {}")
-            conn.execute(statement.format(sql.Identifier(READER), sql.Literal(verifier)))
+            exists = run_internal(conn, "database.role_exists", r=READER).fetchone()
+            run_composed(conn, "database.reader_password" if exists else "database.create_reader_password",
+                         role=sql.Identifier(READER), verifier=sql.Literal(verifier))
     except psycopg.Error as exc:
         raise DatabaseUnavailable(f"cannot give {READER} a password on the embedded PostgreSQL: "
                                   f"{_last_line(str(exc))}", f"see {layout.logfile}") from None
