@@ -39,11 +39,12 @@ from _data import data_dir
 from bench_index import load_documents, reference_sa_lcp, scratch_database
 from psycopg import sql
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.storage.partitions import CLASSES, table
 
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"

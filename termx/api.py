@@ -37,10 +37,10 @@ from termx.json_values import jsonable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from termx.index.loaded_index import LoadedIndex
     from termx.jdf.pairs import Part
     from termx.progress import Progress
     from termx.storage.corpora import CorpusInfo
-    from termx.storage.index_loader import LoadedIndex
     from termx.wordbreak.alphabet import Alphabet
     from termx.wordbreak.ngram_tables import CompactModel
 

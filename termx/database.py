@@ -112,8 +112,8 @@ class Database:
     def _build(self, name: str, paths: list[str], docs: list[Document], opts: IndexOptions,
                progress: Progress | None) -> dict[str, Any]:
         """Index paths or documents with `opts`, then the sketches if asked."""
-        from termx.index.indexer import check_corpus_name, index_documents, index_paths
         from termx.storage.corpora import require_new_corpus
+        from termx.storage.indexer import check_corpus_name, index_documents, index_paths
 
         runner = _runner(opts)
         common: dict[str, Any] = {"unit": opts.unit, "max_k": opts.max_k, "replace": opts.replace,

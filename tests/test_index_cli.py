@@ -11,11 +11,11 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document, paragraphs
 from termx.storage import corpora, partitions
 from termx.storage.corpora import get_corpus, list_corpora
 from termx.storage.db import get_engine
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from termx.cli import app
 from termx.cli.output import escape_controls, render
 from termx.errors import InputError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 from termx.storage.sqlfiles import READER_ROLE, run_sql
 
 runner = CliRunner()

@@ -21,10 +21,10 @@ import psutil
 import pytest
 from sqlalchemy.engine import Engine
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage import embedded
+from termx.storage.indexer import index_documents
 from tests.serverutil import wait_for
 
 TERMX = str(Path(sys.executable).parent / "termx")  # the console script: sys.path[0] is its own folder

@@ -10,9 +10,6 @@ UPDATE termx.corpus SET tokens = :tokens, classes = :classes WHERE id = :id
 -- name: append_target
 SELECT id, unit, max_k, rep_cap, documents FROM termx.corpus WHERE name = :name
 
--- name: vocab
-SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id
-
 -- name: next_shard
 SELECT coalesce(max(shard_no) + 1, 0) FROM termx.shard WHERE corpus_id = :c
 

@@ -19,7 +19,7 @@ app.add_typer(cache_app, name="cache", rich_help_panel=DATABASE_PANEL)
 def cache_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Where the cache is, its size, its cap (TERMX_CACHE_MAX_GB; the least recently used builds go first when a new
     one would pass it) and how many corpus builds it holds."""
-    from termx.storage.index_loader import cache_entries, cache_limit, cache_size
+    from termx.storage.disk_cache import cache_entries, cache_limit, cache_size
     from termx.storage.paths import home
 
     emit(render_record({"path": str(home() / "cache"), "cache_bytes": cache_size(),
@@ -30,7 +30,7 @@ def cache_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, v
 def cache_list(fmt: FormatOption = Format.table, quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """One row per cached corpus build or model: its database, corpus id, build time, bytes and last use (least
     recently used first)."""
-    from termx.storage.index_loader import cache_entries
+    from termx.storage.disk_cache import cache_entries
 
     emit(render([e.as_row() for e in cache_entries()], fmt,
                 ["folder", "database", "corpus_id", "built_at", "cache_bytes", "last_used"]))
@@ -46,7 +46,7 @@ def cache_clear(
 ) -> None:
     """Empty the cache (or one corpus's part of it); the database keeps everything, and the next look-up fills the
     cache again."""
-    from termx.storage.index_loader import clear_cache
+    from termx.storage.disk_cache import clear_cache
 
     if corpus is None:
         removed = clear_cache()

@@ -53,7 +53,7 @@ def db_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verb
     """Whether the embedded PostgreSQL runs, its pid, since when, its socket and data directories, and the bytes of
     its data directory (db_bytes) and of the look-up cache (cache_bytes)."""
     from termx.storage import embedded
-    from termx.storage.index_loader import cache_size
+    from termx.storage.disk_cache import cache_size
 
     status = embedded.status()
     emit(render_record({**status.as_row(), "db_bytes": status.size_bytes, "cache_bytes": cache_size()}, fmt))

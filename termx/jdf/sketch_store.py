@@ -19,6 +19,7 @@ import psycopg
 from sqlalchemy.engine import Engine
 
 from termx.errors import CorpusInUse, InputError
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.jdf.exact import interval_documents
 from termx.jdf.postings import RelatedClasses, related_classes
@@ -26,7 +27,8 @@ from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, cla
 from termx.progress import Progress, Silent, Timings
 from termx.storage import partitions
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
-from termx.storage.index_loader import LoadedIndex, load_shards, write_cache
+from termx.storage.disk_cache import write_cache
+from termx.storage.index_loader import load_shards
 from termx.storage.partitions import SKETCHES
 from termx.storage.paths import home
 from termx.storage.statements import internal_statements, run_internal

@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine
 from termx.defaults import DEFAULT_REP_CAP
 from termx.errors import CorpusExists, CorpusNotFound
 from termx.faults import fault_point
+from termx.index.loaded_index import CorpusInfo
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
 from termx.storage import partitions, transactions
@@ -39,30 +40,6 @@ ARRAY_CHUNK_BYTES = 16 << 20
 STORE_CONNECTIONS = min(2, os.cpu_count() or 1)  # a one-shard build loads its classes over this many
 FILTER_CHUNK_BYTES = 64 << 10  # n-gram filters (termx.index.ngramfilter) are read 8 bytes at a time, and a slice
                                # of a stored value costs more the longer the value (PostgreSQL 15: 150 us at 16 MB)
-
-
-@dataclass
-class CorpusInfo:
-    """A corpus row as `termx corpora` shows it."""
-
-    id: int
-    name: str
-    unit: str
-    max_k: int
-    tokens: int
-    documents: int
-    classes: int
-    rep_cap: int
-    params: dict[str, Any]
-    timings: dict[str, float]
-    created_at: str
-    shards: int = 1
-
-    def as_row(self) -> dict[str, Any]:
-        """The JSON/table row (stable field names scripts rely on)."""
-        return {"name": self.name, "unit": self.unit, "tokens": self.tokens, "documents": self.documents,
-                "classes": self.classes, "max_k": self.max_k, "rep_cap": self.rep_cap,
-                "created_at": self.created_at, "shards": self.shards}
 
 
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
@@ -344,7 +321,7 @@ def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
 def corpus_rows(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
     """`termx corpora` (and GET /corpora): each corpus's row, with the bytes it takes in the database (db_bytes)
     and in this machine's look-up cache (cache_bytes)."""
-    from termx.storage.index_loader import cache_bytes
+    from termx.storage.disk_cache import cache_bytes
 
     listed = [get_corpus(engine, name)] if name else list_corpora(engine)
     in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))

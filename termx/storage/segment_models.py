@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 
 from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import CorpusInfo, array_chunks, join_chunks
-from termx.storage.index_loader import read_cache, write_cache
+from termx.storage.disk_cache import read_cache, write_cache
 from termx.storage.paths import cache_folder
 from termx.storage.statements import run_internal
 from termx.storage.transactions import transaction

@@ -24,11 +24,12 @@ from termx.defaults import DEFAULT_REP_CAP
 from termx.errors import BuildFailed, CorpusExists, CorpusInUse, TermxError
 from termx.faults import fault_point
 from termx.index.ingest import Document
+from termx.index.loaded_index import CorpusInfo
 from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
 from termx.storage import partitions, transactions
 from termx.storage.copyrows import copy_binary
-from termx.storage.corpora import CorpusInfo, _swap, _url, corpus_not_found, get_corpus
+from termx.storage.corpora import _swap, _url, corpus_not_found, get_corpus
 from termx.storage.document_names import new_names
 from termx.storage.executors import Runner, first_line, pool_runner
 from termx.storage.partitions import CLASSES
@@ -123,7 +124,7 @@ def _target(conn: psycopg.Connection, name: str, unit: Unit, max_k: int, rep_cap
         raise corpus_not_found(conn, name, f"no corpus named {name!r} to append to",
                                "build it first without `append`", ("append",))
     corpus_id, stored_unit, stored_k, stored_cap, documents = existing
-    vocab = None if stored_unit == "byte" else [r[0] for r in run_internal(conn, "shards.vocab", c=corpus_id)]
+    vocab = None if stored_unit == "byte" else [r[0] for r in run_internal(conn, "corpora.vocab", c=corpus_id)]
     next_shard = run_internal(conn, "shards.next_shard", c=corpus_id).fetchone()[0]  # type: ignore[index]
     return _Target(corpus_id, Unit(stored_unit), stored_k, stored_cap, vocab, next_shard, documents)
 

@@ -13,12 +13,13 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
 from termx.faults import fault_point
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import get_corpus
-from termx.storage.index_loader import LoadedIndex, load_shards
+from termx.storage.index_loader import load_shards
 from termx.storage.statements import run_internal
 from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION
 from termx.terms.corpus_candidates import CorpusCandidates, one_shard_candidates, summed_candidates
