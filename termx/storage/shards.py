@@ -178,9 +178,9 @@ def _swap_append(conn: psycopg.Connection, name: str, target: _Target, staged: i
         shard_ids = [r[0] for r in run_internal(conn, "transactions.shard_ids", id=staged)]
         partitions.attach(conn, CLASSES, shard_ids)
         fault_point("swap")
-        moved = {"target": target.corpus_id, "staged": staged}
-        for table in ("shards", "documents", "vocab"):
-            run_internal(conn, f"shards.move_{table}", **moved)
+        run_internal(conn, "shards.move_shards", target=target.corpus_id, staged=staged)
+        run_internal(conn, "shards.move_documents", target=target.corpus_id, staged=staged)
+        run_internal(conn, "shards.move_vocab", target=target.corpus_id, staged=staged)
         run_internal(conn, "shards.append_totals", tokens=sum(r.tokens for r in results),
                      documents=sum(r.documents for r in results), classes=sum(r.classes for r in results),
                      timings=json.dumps({k: round(v, 4) for k, v in timings.items()}), target=target.corpus_id)
