@@ -8,8 +8,8 @@ from pathlib import Path
 from termx.storage.sqlfiles import list_sql, sql_dir
 from termx.storage.statements import _pyformat, internal_statements
 
-REF_RE = re.compile(r'(?:run_internal|run_composed)\(\w+(?:\[0\])?, "(\w+)\.(\w+)"|internal_statements\("(\w+)"\)\["(\w+)"\]'
-                    r'|composed\("(\w+)\.(\w+)"')
+REF_RE = re.compile(r'(?:run_internal|run_composed)\(\w+(?:\[0\])?, "(\w+)\.(\w+)"'
+                    r'|internal_statements\("(\w+)"\)\["(\w+)"\]|composed\("(\w+)\.(\w+)"')
 
 
 def test_every_reference_in_the_code_names_a_statement() -> None:
