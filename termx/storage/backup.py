@@ -25,9 +25,9 @@ from psycopg import sql
 from sqlalchemy.engine import URL, Engine
 
 from termx.errors import DatabaseUnavailable, InputError
+from termx.storage.cluster import client_program
 from termx.storage.corpora import corpus_names
 from termx.storage.db import SCHEMA, connect_or_explain, upgrade
-from termx.storage.embedded import client_program
 from termx.storage.sqlfiles import READER_ROLE
 from termx.storage.statements import composed, run_internal
 
