@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import psycopg
 from sqlalchemy.engine import Engine
 
-from termx.errors import CorpusInUse, CorpusNotFound
+from termx.errors import CorpusInUse, CorpusNotFound, TermxError
 from termx.faults import fault_point
 from termx.storage import partitions
 from termx.storage.partitions import PARTITIONED
@@ -87,6 +87,18 @@ def try_own(conn: psycopg.Connection, namespace: int, key: int) -> bool:
 def disown(conn: psycopg.Connection, namespace: int, key: int) -> None:
     """Release one hold of a session-level advisory lock taken with `try_own`."""
     run_internal(conn, "transactions.disown", ns=namespace, key=key)
+
+
+def free_name(conn: psycopg.Connection, lock_ref: str, delete_ref: str, name: str, replace: bool,
+              exists: TermxError) -> None:
+    """Make `name` free for a new named row (a TBL model, a term list) in the caller's transaction: lock the row of
+    that name (internal statement `lock_ref`, returning its id) and, if there is one, raise `exists` unless
+    `replace`, else delete it (`delete_ref`, by id)."""
+    old = run_internal(conn, lock_ref, name=name).fetchone()
+    if old is not None:
+        if not replace:
+            raise exists
+        run_internal(conn, delete_ref, id=old[0])
 
 
 def purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:

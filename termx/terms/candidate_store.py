@@ -126,12 +126,9 @@ def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, 
     info = get_corpus(engine, corpus)
     try:
         with transactions.transaction(engine, f"corpus {corpus!r}") as conn:
-            old = run_internal(conn, "terms.lock_term_list", name=name).fetchone()
-            if old is not None:
-                if not replace:
-                    raise InputError(f"term list {name!r} already exists", "use `replace=True` to overwrite it",
-                                     ("replace",))
-                run_internal(conn, "terms.delete_term_list", id=old[0])
+            transactions.free_name(conn, "terms.lock_term_list", "terms.delete_term_list", name, replace,
+                                   InputError(f"term list {name!r} already exists",
+                                              "use `replace=True` to overwrite it", ("replace",)))
             list_id = run_internal(conn, "terms.insert_term_list", name=name, corpus_id=info.id,
                                    params=json.dumps(params)).fetchone()[0]  # type: ignore[index]
             copy_binary(conn, "termx.term", ("list_id", "rank", "term", "score", "freq", "df"),
