@@ -1,7 +1,7 @@
 """Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded shards and stores them (binary
 COPY, one transaction per corpus) with each shard's related classes and inverted table (termx.jdf.postings;
 termx.related reads those); readers recompute the sketches from the loaded index with the stored parameters and
-keep them in a local cache beside the index cache (as storage.loaded does for classes), and read the related
+keep them in a local cache beside the index cache (termx.storage.disk_cache, as for the index), and read the related
 tables once per process.
 """
 
@@ -246,7 +246,7 @@ def _cache_dir(engine: Engine, index: LoadedIndex, params: SketchParams) -> Path
 
 
 def _cache_put(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches) -> None:
-    """Keep the sketches in the local cache with loaded.write_cache (atomic; a full disk leaves nothing behind and
+    """Keep the sketches in the local cache with disk_cache.write_cache (atomic; a full disk leaves nothing behind and
     turns the cache off, the command going on with the sketches in memory; listed and cleared with the corpus)."""
     folder = _cache_dir(engine, index, params)
     if not folder.exists():
