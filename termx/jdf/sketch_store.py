@@ -27,7 +27,7 @@ from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, cla
 from termx.progress import Progress, Silent, Timings
 from termx.storage import partitions
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
-from termx.storage.disk_cache import write_cache
+from termx.storage.disk_cache import on_clear, write_cache
 from termx.storage.index_loader import load_shards
 from termx.storage.partitions import SKETCHES
 from termx.storage.paths import home
@@ -212,6 +212,7 @@ def stored_params(engine: Engine, index: LoadedIndex) -> SketchParams | None:
 
 
 _memo: dict[tuple[str, int, int, str, int, int, int], Sketches] = {}
+on_clear(lambda: _memo.clear())  # `termx cache clear` removes the folders these sketches were read from
 _related_memo: dict[tuple[str, int, str], RelatedClasses] = {}
 
 
