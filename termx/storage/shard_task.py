@@ -35,7 +35,7 @@ class ShardTask:
     vocab: list[str] | None
     max_k: int
     rep_cap: int
-    connections: int = 1  # to the database, for loading the shard (store.store_shard)
+    connections: int = 1  # to the database, for loading the shard (corpora.store_shard)
 
 
 @dataclass
