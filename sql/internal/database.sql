@@ -22,6 +22,9 @@ SELECT version_num FROM termx.alembic_version
 -- name: schema_exists
 SELECT to_regnamespace(:s)
 
+-- name: server_version
+SHOW server_version_num
+
 -- name: role_exists
 SELECT 1 FROM pg_roles WHERE rolname = :r
 

@@ -81,7 +81,7 @@ def restore(path: Path, target: URL) -> Restored:
                 raise InputError(f"{_shown(target)} already holds termx data",
                                  "restore into an empty database (CREATE DATABASE ...; then --db URL), or drop the "
                                  f"{SCHEMA} schema there first")
-            old_server = int(conn.execute(sa.text("SHOW server_version_num")).scalar_one()) < 170000
+            old_server = int(run_internal(conn, "database.server_version").scalar_one()) < 170000
         _restore_script(archive, ["--no-owner", "--no-privileges"], uri, env, old_server, strict=True)
         grants = [line for line in listing.splitlines() if _GRANTS.match(line)]
         refused = 0
