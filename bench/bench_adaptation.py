@@ -28,10 +28,11 @@ from termx.errors import CorpusNotFound
 from termx.index import docfreq
 from termx.index.build import class_statistics
 from termx.index.ingest import read_documents
+from termx.index.loaded_index import LoadedIndex
 from termx.index.suffix import suffix_array
 from termx.index.units import Unit, tokenize
 from termx.storage.db import get_engine
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
 from termx.studies.adaptation import adapt_rows, split_counts
 from termx.studies.agreement import agreement, segments
 from termx.studies.crossval import crossval_bins, half_statistics

@@ -581,8 +581,8 @@ def _plain_copy(db_url: str, path: Path) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def scratch_database(server_url: str) -> Iterator[str]:
-    """A fresh database on the server of `server_url`, with termx's core schema (migration 0001_core only, so
-    other features' migrations cannot get in the way), dropped afterwards. Its own database keeps the load away
+    """A fresh database on the server of `server_url`, with termx's schema at head (the store path needs the
+    later migrations: nameless staged corpus rows), dropped afterwards. Its own database keeps the load away
     from other users of the server: their open transactions on termx.class would block dropping a partition."""
     from sqlalchemy import create_engine
 
@@ -595,7 +595,7 @@ def scratch_database(server_url: str) -> Iterator[str]:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
         engine = create_engine(server.set(database=name))
-        upgrade(engine, "0001_core")
+        upgrade(engine)
         engine.dispose()
         yield plain.set(database=name).render_as_string(hide_password=False)
     finally:

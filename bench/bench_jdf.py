@@ -31,7 +31,6 @@ import numpy as np
 import psycopg
 
 from termx.errors import CorpusNotFound, PatternError
-from termx.index.indexer import index_paths
 from termx.index.units import Unit
 from termx.jdf.estimate import estimate_jdf
 from termx.jdf.exact import interval_documents
@@ -40,6 +39,7 @@ from termx.jdf.related import related
 from termx.jdf.sketch_store import build_sketches
 from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
+from termx.storage.indexer import index_paths
 
 DATA = Path(os.environ.get("TERMX_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "en"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"

@@ -25,13 +25,13 @@ import psycopg
 from _data import data_dir
 
 from termx.errors import CorpusNotFound
-from termx.index.indexer import index_documents
 from termx.index.ingest import read_documents
 from termx.index.units import Unit
 from termx.lookup import concordance, stats
 from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
 from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 
 DATA = data_dir() / "en"
 INPUTS = ("reuters21578.jsonl", "manpages.jsonl")

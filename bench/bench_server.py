@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from termx.storage import embedded, serveruser
+from termx.storage import cluster, embedded, serveruser
 
 
 def _timed(fn) -> float:  # type: ignore[no-untyped-def]
@@ -36,7 +36,7 @@ def bench_termx(repeats: int) -> dict[str, list[float]]:
 
 
 def bench_bare(repeats: int) -> dict[str, list[float]]:
-    bins = embedded._bin_dir(Path("/nonexistent"))
+    bins = cluster.bin_dir(Path("/nonexistent"))
     with tempfile.TemporaryDirectory() as top:
         os.chmod(top, 0o755)
         data = Path(top) / "data"

@@ -129,10 +129,10 @@ def _reuters() -> list[Any]:
 
 
 def build(db: str, heldout: str, incorpus: str) -> None:
-    from termx.index.indexer import index_documents
     from termx.index.ingest import Document
     from termx.index.units import Unit
     from termx.storage.db import get_engine
+    from termx.storage.indexer import index_documents
 
     docs = [Document(d.name, d.text) for d in _reuters()]
     engine = get_engine(db)

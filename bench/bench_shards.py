@@ -113,10 +113,11 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
     and ANALYZE, at once on two connections or one after the other, whichever is faster), no termx code in the
     database part; next to it one real `termx index` of the same documents into the same server."""
     from termx.index.units import token_strings
-    from termx.storage import transactions
+    from termx.storage import partitions, transactions
     from termx.storage.classrows import class_rows
     from termx.storage.corpora import STORE_CONNECTIONS, _copy_classes
     from termx.storage.db import get_engine
+    from termx.storage.partitions import CLASSES
 
     engine = get_engine(db)
     build_shard(docs[:1], Unit.byte)  # compile (or load) the kernels first
@@ -143,7 +144,7 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
         best: dict[str, float] = {}
         with contextlib.ExitStack() as stack:
             conns = [stack.enter_context(transactions.connection(engine)) for _ in range(2)]
-            part = transactions.class_partition(shard_id)
+            part = partitions.table(CLASSES, shard_id)
 
             def plain(paths: list[Path]) -> None:
                 def one(conn: object, path: Path) -> None:
@@ -151,7 +152,7 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
                             sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) as copy:
                         while data := f.read(8 << 20):
                             copy.write(data)
-                transactions.in_parallel(conns, [lambda conn, p=p: one(conn, p) for p in paths])
+                partitions.in_parallel(conns, [lambda conn, p=p: one(conn, p) for p in paths])
 
             indexes = [sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part),
                        sql.SQL("CREATE INDEX ON {} (i, j)").format(part), sql.SQL("ANALYZE {}").format(part)]
@@ -174,7 +175,7 @@ def load_compare(db: str, docs: list, repeats: int = 2) -> dict[str, float]:  # 
                                     for cols in ("rep_sil", "i_j")):
                                 conns[0].execute(statement)
                             t0 = time.perf_counter()
-                            transactions.in_parallel(conns, [lambda conn, js=js: [conn.execute(q) for q in js]
+                            partitions.in_parallel(conns, [lambda conn, js=js: [conn.execute(q) for q in js]
                                                     for js in jobs])
                             best[label] = min(best.get(label, float("inf")), time.perf_counter() - t0)
                     conns[0].execute(sql.SQL("DROP TABLE {}").format(part))
@@ -258,7 +259,8 @@ def filter_rates(db: str, corpus: str, patterns: list[str]) -> dict[str, float]:
 def worker_memory(db: str, docs: list, sizes_mb: list[float]) -> None:  # type: ignore[type-arg]
     """Peak RSS of each pool worker (its own ru_maxrss, reported with its shard) at several shard sizes."""
     from termx.storage.db import get_engine
-    from termx.storage.shards import pool_runner, save_shards
+    from termx.storage.executors import pool_runner
+    from termx.storage.shards import save_shards
 
     engine = get_engine(db)
     for mb in sizes_mb:
@@ -291,7 +293,8 @@ def growth(db: str, docs: list, sizes_mb: list[float], shard_mb: float) -> None:
     """One JSON line per size: ns per token end to end and without the database, peak worker RSS, vs the first."""
     from termx.storage.corpora import drop_corpus
     from termx.storage.db import get_engine
-    from termx.storage.shards import pool_runner, save_shards
+    from termx.storage.executors import pool_runner
+    from termx.storage.shards import save_shards
 
     engine = get_engine(db)
     build_shard(docs[:1], Unit.byte)  # compile (or load) the numba kernels before anything is timed

@@ -39,12 +39,13 @@ from _data import data_dir
 from bench_index import load_documents, reference_sa_lcp, scratch_database
 from psycopg import sql
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
-from termx.storage.index_loader import LoadedIndex, load_index
-from termx.storage.transactions import class_partition
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
+from termx.storage.partitions import CLASSES, table
 
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -175,8 +176,8 @@ def freq_counts(conn: psycopg.Connection) -> dict[int, int]:
 
 def measured_copy(conn: psycopg.Connection, shard_id: int, threshold: int) -> dict[str, Any]:
     """Sizes of a copy of one partition holding only rows with freq >= threshold, with the same two indexes as
-    termx.storage.transactions.index_partition_table (built after the rows, as the builder does); dropped afterwards."""
-    part = class_partition(shard_id)
+    termx.storage.partitions.index (built after the rows, as the builder does); dropped afterwards."""
+    part = table(CLASSES, shard_id)
     copy = sql.Identifier("termx", "bench_store_copy")
     conn.execute(sql.SQL("CREATE TABLE {} (LIKE {})").format(copy, part))
     try:
@@ -285,7 +286,7 @@ def measure(server: str, docs: list[Document], unit: Unit, copy_t: int, n_patter
             conn.execute("VACUUM ANALYZE")
             shards = class_partitions(conn)
             assert len(shards) == 1, "one shard expected"
-            part = class_partition(shards[0])
+            part = table(CLASSES, shards[0])
             cls = relation_sizes(conn, part)
             widths = column_widths(conn, part)
             relations = termx_relations(conn)

@@ -50,13 +50,13 @@ from termx.errors import CorpusNotFound
 from termx.evaluation.paired import sign_test
 from termx.evaluation.paired_outcomes import mcnemar
 from termx.evaluation.termlists import occurs_in, top_k
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.ingest import paragraphs as split_paragraphs
 from termx.index.units import Unit
 from termx.poisson import poisson_adaptation
 from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
+from termx.storage.indexer import index_documents
 from termx.terms import Ranking, ensure_candidates, extract_terms
 
 DATA = data_dir()

@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._data import reuters_documents  # noqa: E402
 from termx.index import classes, docfreq, tree  # noqa: E402
 from termx.index.build import class_statistics  # noqa: E402
+from termx.index.loaded_index import LoadedIndex  # noqa: E402
 from termx.index.suffix import doc_of_position, suffix_array  # noqa: E402
 from termx.index.units import Unit, tokenize  # noqa: E402
 from termx.jdf import sketches  # noqa: E402
-from termx.storage.index_loader import LoadedIndex  # noqa: E402
 from termx.wordbreak import candidates  # noqa: E402
 
 MMAP_THRESHOLD = 1 << 17

@@ -41,10 +41,11 @@ from termx.experiments.whitespace import SpacedDocument
 from termx.experiments.whitespace.files import write_records
 from termx.experiments.whitespace.report import score_result
 from termx.experiments.whitespace.segment import segment_documents
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.storage.corpora import drop_corpus
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.wordbreak import Scorer, Segmenter, corpus_candidates
 from termx.wordbreak.model import document_chunks
 from termx.wordbreak.scoring import adaptation_ratio

@@ -47,11 +47,11 @@ from termx.evaluation.metrics import PRF, segmentation_prf
 from termx.evaluation.splits import train_devtest_test
 from termx.experiments.whitespace import Condition, SpacedDocument, spaced_documents
 from termx.experiments.whitespace.segment import segment_documents
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.corpora import drop_corpus
 from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.wordbreak import Scorer, Segmenter
 from termx.wordbreak.segmenter import ChunkInputs
 

@@ -36,10 +36,10 @@ from termx.evaluation.metrics import PRF, segmentation_prf
 from termx.experiments.whitespace import Condition, SpacedDocument, spaced_documents
 from termx.experiments.whitespace.segment import segment_documents
 from termx.experiments.whitespace.tbl import join_lines, tbl_training_sample
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.corpora import drop_corpus
+from termx.storage.indexer import index_documents
 from termx.tbl.segmentation import correct_segmentation, train_segmentation_corrector
 from termx.tbl.templates import TEMPLATE_SETS
 from termx.wordbreak import Scorer, Segmenter

@@ -43,9 +43,9 @@ from termx.json_values import jsonable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from termx.index.loaded_index import LoadedIndex
     from termx.progress import Progress
     from termx.storage.corpora import CorpusInfo
-    from termx.storage.index_loader import LoadedIndex
 
 __all__ = ["MODELS_IN_MEMORY", "SEGMENT_BATCH", "ConcordanceRecord", "Corpus", "SegmentRecord", "StatsRecord",
            "record_fields", "scorer_params", "segment_records"]

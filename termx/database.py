@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from termx.api import Corpus
     from termx.progress import Progress
-    from termx.storage.shards import Runner
+    from termx.storage.executors import Runner
 
 __all__ = ["Database", "IndexOptions", "InputMode", "OnInvalid", "Source", "open"]
 """The face of a build: the database, its options and the choices they take."""
@@ -133,8 +133,8 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
     def _build(self, name: str, paths: list[str], docs: list[Document], opts: IndexOptions,
                progress: Progress | None) -> dict[str, Any]:
         """Index paths or documents with `opts`, then the sketches if asked."""
-        from termx.index.indexer import check_corpus_name, index_documents, index_paths
         from termx.storage.corpora import require_new_corpus
+        from termx.storage.indexer import check_corpus_name, index_documents, index_paths
 
         runner = _runner(opts)
         common: dict[str, Any] = {"unit": opts.unit, "max_k": opts.max_k, "replace": opts.replace,
@@ -212,7 +212,7 @@ def _checked(docs: Sequence[Document]) -> tuple[list[Document], ReadReport]:
 
 def _runner(opts: IndexOptions) -> Runner | None:
     """Where shards are built: the Dask scheduler, a pool of `workers` processes, or None (the default pool)."""
-    from termx.storage.shards import dask_runner, pool_runner
+    from termx.storage.executors import dask_runner, pool_runner
 
     if opts.dask:
         return dask_runner(opts.dask)

@@ -16,10 +16,10 @@ import numpy as np
 
 from termx.errors import InputError, PatternError
 from termx.index.fold import fold_case
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit, split_words
 from termx.poisson import poisson_adaptation
 from termx.storage.copyrows import REP_MAX_BYTES
-from termx.storage.index_loader import LoadedIndex
 
 STATS_FIELDS = ("pattern", "freq", "df", "adaptation", "poisson_adaptation", "ridf", "i", "j", "lbl", "sil",
                 "shortest", "longest")

@@ -6,9 +6,9 @@ import numpy as np
 
 from termx.index.build import build_shard, class_statistics
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.storage.corpora import CorpusInfo
-from termx.storage.index_loader import LoadedIndex
 from tests.oracle import token_lists
 
 

@@ -14,10 +14,10 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import get_engine, resolve_url
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 

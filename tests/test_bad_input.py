@@ -15,11 +15,11 @@ import pytest
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage import classrows
 from termx.storage.corpora import list_corpora
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 

@@ -15,10 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage import index_loader
+from termx.storage import disk_cache, index_loader
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 
@@ -35,7 +35,7 @@ def corpus(engine) -> str:  # type: ignore[no-untyped-def]
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A TERMX_HOME of this test (its cache alone), a fresh process memo and the cache on."""
     monkeypatch.setenv("TERMX_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(index_loader, "_cache_off", False, raising=False)
+    monkeypatch.setattr(disk_cache, "_cache_off", False, raising=False)
     monkeypatch.setattr(index_loader, "_memo", {})
     return tmp_path / "home"
 

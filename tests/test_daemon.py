@@ -17,9 +17,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from termx.daemon.protocol import HEADER, newest_module_mtime
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 from tests.serverutil import wait_for
 
 TERMX = [sys.executable, "-m", "termx"]

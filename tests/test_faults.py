@@ -24,10 +24,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.storage import corpora
 from termx.storage.db import upgrade
+from termx.storage.indexer import index_documents
 from termx.storage.paths import cache_folder
 
 STAGES = ["tokenize", "suffix_array", "copy_documents", "copy_classes", "create_index", "staged", "swap", "purge"]

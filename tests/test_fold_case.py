@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.index.fold import fold_case, fold_pairs
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import concordance, stats
 from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 
 from .oracle import df_k, substring_occurrences, token_lists
 from .test_lookup import KMAX, SETTINGS, as_pattern, sql_stats

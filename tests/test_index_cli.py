@@ -11,11 +11,11 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document, paragraphs
-from termx.storage import corpora, transactions
+from termx.storage import corpora, partitions
 from termx.storage.corpora import get_corpus, list_corpora
 from termx.storage.db import get_engine
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 
@@ -178,7 +178,7 @@ def test_drop_and_replace_do_not_wait_for_a_reader(engine, monkeypatch: pytest.M
     changes at once, the reader keeps its snapshot, and the old tables are purged once it has finished."""
     name = _name()
     index_documents(engine, name, [Document("a", "some text some text")])
-    monkeypatch.setattr(transactions, "DETACH_TIMEOUT", "200ms")
+    monkeypatch.setattr(partitions, "DETACH_TIMEOUT", "200ms")
     with engine.connect().execution_options(isolation_level="REPEATABLE READ") as reader:
         shard = reader.execute(sa.text("SELECT s.id FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
                                        "WHERE c.name = :n"), {"n": name}).scalar_one()

@@ -10,10 +10,11 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 
 from .oracle import brute_classes, df_k, documents, settings_db, substring_occurrences, token_lists
 

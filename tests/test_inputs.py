@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import CorpusNotFound, InputError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document, InputMode, OnInvalid, read_documents
 from termx.storage.corpora import drop_corpus, get_corpus, list_corpora
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 

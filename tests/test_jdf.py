@@ -13,11 +13,11 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.jdf.measures import association, chi2_1_sf
 from termx.jdf.pairs import Part, jdf_pairs
+from termx.storage.indexer import index_documents
 from tests.jdf_oracle import brute_documents, loaded
 
 TEXTS = st.lists(st.text(alphabet="ab_c", min_size=1, max_size=12), min_size=1, max_size=6)

@@ -13,7 +13,6 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.jdf import exact
@@ -22,7 +21,9 @@ from termx.jdf.related import PROBE, candidates, overlaps, related
 from termx.jdf.sketch_store import build_sketches
 from termx.jdf.sketches import bottom_k, doc_hashes
 from termx.storage.corpora import drop_corpus
-from termx.storage.shards import pool_runner, save_shards
+from termx.storage.executors import pool_runner
+from termx.storage.indexer import index_documents
+from termx.storage.shards import save_shards
 from tests.jdf_oracle import brute_documents
 
 TOPICS = [["oil", "crude", "barrel", "OPEC", "output"], ["yen", "dollar", "Japan", "currency", "Tokyo"],

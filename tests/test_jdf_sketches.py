@@ -7,12 +7,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.jdf.estimate import estimate_jdf
 from termx.jdf.exact import interval_documents
 from termx.jdf.pairs import Part, jdf_pairs, sketch_of
 from termx.jdf.sketches import bottom_k, class_sketches, doc_hashes
-from termx.storage.index_loader import LoadedIndex
 from tests.jdf_oracle import brute_documents, loaded
 
 TEXTS = st.lists(st.text(alphabet="ab c", min_size=1, max_size=14), min_size=1, max_size=8)

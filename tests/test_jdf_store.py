@@ -11,13 +11,13 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.jdf.pairs import jdf_pairs, load_parts
 from termx.jdf.sketch_store import _memo, build_sketches, load_sketches
 from termx.storage.corpora import drop_corpus
 from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 
 TEXTS = ["the cat sat on the mat", "the dog sat", "a cat and a dog", "cats chase mice", "the mat is red",
          "a red cat", "dogs and cats", "the mice ran", "cat food for the cat", "no animals here"] * 3

@@ -101,10 +101,10 @@ def test_light_commands_load_no_heavy_modules(argv: list[str], tiny_corpus: str,
 @pytest.fixture
 def tiny_corpus(db_env: str) -> str:
     """A small byte corpus named `tiny` (its cache filled, so a look-up reads it like any later command)."""
-    from termx.index.indexer import index_documents
     from termx.index.ingest import Document
     from termx.index.units import Unit
     from termx.storage.index_loader import load_shards
+    from termx.storage.indexer import index_documents
 
     engine = get_engine(db_env)
     index_documents(engine, "tiny", [Document("a", "abcab abc"), Document("b", "cabab")], Unit.byte, 3,

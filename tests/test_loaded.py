@@ -10,11 +10,11 @@ import numpy as np
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import get_engine, heads
 from termx.storage.index_loader import _memo, load_index
+from termx.storage.indexer import index_documents
 
 
 def test_rebuild_invalidates_memo_and_cache(engine) -> None:  # type: ignore[no-untyped-def]

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from termx.errors import PatternError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.lookup import (
     STATS_FIELDS,
@@ -24,7 +24,8 @@ from termx.lookup import (
     ridf,
     stats,
 )
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 
 from .oracle import brute_classes, df_k, substring_occurrences, token_lists
 

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 

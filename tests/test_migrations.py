@@ -10,10 +10,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import current, downgrade, heads, resolve_url, upgrade
+from termx.storage.indexer import index_documents
 
 
 @pytest.fixture

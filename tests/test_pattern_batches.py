@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 import termx
 from termx.cli import app
 from termx.cli.patterns import BATCH
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 LONG = "Hi_Ho" * 12  # 60 bytes: longer than every document

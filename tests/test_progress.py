@@ -156,8 +156,8 @@ def test_first_segment_model_shows_loading_stages(engine: Engine, tmp_path: Path
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Before training, looking for a stored model and loading the index are stages too (no total: a spinner), so
     the seconds before the first bar of a first `termx segment` show something."""
-    from termx.index.indexer import index_documents
     from termx.index.units import Unit
+    from termx.storage.indexer import index_documents
     from termx.wordbreak import corpus_model
 
     monkeypatch.setenv("TERMX_HOME", str(tmp_path))

@@ -13,9 +13,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.storage import corpora as corpus_rows
+from termx.storage.indexer import index_documents
 from termx.storage.sqlfiles import list_sql
 
 TEXTS = ["alpha beta gamma alpha beta delta", "beta gamma alpha beta alpha", "gamma delta alpha beta gamma"]

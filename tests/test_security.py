@@ -14,7 +14,7 @@ import psycopg
 import pytest
 import sqlalchemy as sa
 
-from termx.storage import embedded
+from termx.storage import cluster, embedded
 from termx.storage.db import resolve_url
 from termx.storage.serveruser import _GROUP_OBJ, _MASK, _OTHER, _USER, _USER_OBJ, _read_acl, server_account
 from termx.storage.sqlfiles import READER_ROLE, _reader_engine
@@ -35,7 +35,7 @@ def private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
     (top / "open").mkdir(mode=0o755)
     os.chmod(top, 0o700)
     os.chmod(top / "open", 0o755)
-    bins = embedded._bin_dir(top / "none")
+    bins = cluster.bin_dir(top / "none")
     before = {**_modes(top / "open"), **_modes(bins)}
     with termx_home(top / "open" / "home") as home:
         embedded.start()
@@ -174,7 +174,7 @@ def test_tcp_only_on_loopback_and_only_when_asked(tmp_path: Path) -> None:
             psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres?passfile=/dev/null")
         printed = [tcp_url, embedded.url(with_password=True, tcp=True)]
         own = [embedded.embedded_url(), embedded.url(), embedded.url(with_password=True)]
-        password = embedded._password(embedded._layout())
+        password = cluster.own_password(cluster.home_layout())
         embedded.stop()
         for urls, family, address in ((printed, socket.AF_INET, ("127.0.0.1", port)),
                                       (own, socket.AF_UNIX, str(home / "run" / f".s.PGSQL.{port}"))):

@@ -25,10 +25,10 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import DatabaseUnavailable, InputError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage import embedded, sqlfiles
+from termx.storage.indexer import index_documents
 from termx.storage.sqlfiles import READER_ROLE, run_sql
 from tests.serverutil import termx_home
 

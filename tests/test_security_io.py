@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 from termx.cli import app
 from termx.cli.output import render
 from termx.errors import InputError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.safe_text import escape_controls
+from termx.storage.indexer import index_documents
 from termx.storage.sqlfiles import READER_ROLE, run_sql
 
 runner = CliRunner()

@@ -21,10 +21,10 @@ import psutil
 import pytest
 from sqlalchemy.engine import Engine
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
-from termx.storage import embedded
+from termx.storage import cluster, embedded
+from termx.storage.indexer import index_documents
 from tests.serverutil import wait_for
 
 TERMX = str(Path(sys.executable).parent / "termx")  # the console script: sys.path[0] is its own folder
@@ -71,7 +71,7 @@ def test_the_watchdog_imports_nothing_from_the_working_directory(hostile: tuple[
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     folder, marker = hostile
     monkeypatch.chdir(folder)
-    embedded._spawn_watchdog(embedded.Layout(tmp_path / "home"), (2**22 + 1, 0.0))  # a lease of no process
+    embedded._spawn_watchdog(cluster.Layout(tmp_path / "home"), (2**22 + 1, 0.0))  # a lease of no process
     watchdog = embedded._watchdogs.pop()
     assert watchdog.stdin is not None
     watchdog.stdin.close()  # as when this process ends: the watchdog releases the lease and exits

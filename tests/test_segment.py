@@ -16,14 +16,15 @@ from typer.testing import CliRunner
 from termx.cli import app
 from termx.errors import InputError
 from termx.index.build import build_shard
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.suffix import clipped_lcp
 from termx.index.tree import class_tree as engine_class_tree
 from termx.index.units import Unit
 from termx.poisson import length_aware_poisson_adaptation
 from termx.storage.corpora import CorpusInfo
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.wordbreak import (
     ABSENT,
     TRIVIAL,

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 import termx
 from termx.cli import app
 from termx.errors import ForeignInput
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 WORDS = ["market", "bank", "oil", "price", "rose", "fell", "share", "the", "of", "dollar"]

@@ -14,9 +14,9 @@ from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 from termx.wordbreak import Scorer, Segmenter, model
 from termx.wordbreak import corpus_model as stored_module
 from termx.wordbreak.corpus_model import segment_model

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from termx.errors import InputError
 from termx.evaluation.metrics import segmentation_prf
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
-from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak import Scorer, Segmenter, char_lengths, corpus_candidates, viterbi
 from termx.wordbreak.entropy import corpus_classes
 from termx.wordbreak.model import DEFAULTS, add_pair_bonus, bigram_counts

@@ -11,9 +11,9 @@ from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
 from termx.cli import app as cli
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")

@@ -20,10 +20,10 @@ import termx
 from termx.api import MODELS_IN_MEMORY
 from termx.cli import app as cli
 from termx.errors import InputError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.limits import BRANCHING, HttpLimits, check_scorer_params
+from termx.storage.indexer import index_documents
 from termx.wordbreak import Scorer, scorer_params
 
 pytest.importorskip("fastapi")

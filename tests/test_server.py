@@ -15,10 +15,10 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.storage import embedded
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
+from termx.storage.indexer import index_documents
 from termx.storage.serveruser import _can_search, server_account
 from tests.serverutil import holder, termx_env, termx_home, wait_for
 

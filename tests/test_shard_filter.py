@@ -16,11 +16,12 @@ from sqlalchemy.engine import Engine
 
 from termx.index import ngramfilter
 from termx.index.build import build_shard
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.suffix import permuted_lcp, rank_scan, suffix_array
 from termx.index.units import Unit, split_words, tokenize
-from termx.storage.shards import pool_runner, save_shards
+from termx.storage.executors import pool_runner
+from termx.storage.indexer import index_documents
+from termx.storage.shards import save_shards
 
 from .oracle import df_k, substring_occurrences, token_lists
 from .test_lookup import as_pattern

@@ -24,8 +24,9 @@ from termx.index.ingest import Document
 from termx.index.sharding import cut_shards, parse_size
 from termx.index.units import Unit
 from termx.lookup import concordance, find_in_shards, stats
+from termx.storage.executors import pool_runner
 from termx.storage.index_loader import load_shards
-from termx.storage.shards import pool_runner, save_shards
+from termx.storage.shards import save_shards
 
 from .oracle import df_k, documents, substring_occurrences, token_lists
 
@@ -214,7 +215,7 @@ def dask_tmp(tmp_path: Path) -> Iterator[None]:
 @pytest.mark.usefixtures("dask_tmp")
 def test_dask_local_cluster_stores_what_one_worker_stores(engine: Engine) -> None:
     distributed = pytest.importorskip("dask.distributed")
-    from termx.storage.shards import dask_runner
+    from termx.storage.executors import dask_runner
 
     texts = ["the cat sat", "a cat", "mat mat mat", "the end of the cat"] * 3
     docs = _docs(texts)
@@ -240,7 +241,7 @@ def test_a_failed_dask_task_fails_the_build_and_leaves_nothing(engine: Engine,
     """A task that raises (here while COPYing its class rows) ends the build with one BuildFailed line, and the
     database is as before: the replaced corpus stays whole, the staged rows and tables are gone."""
     distributed = pytest.importorskip("dask.distributed")
-    from termx.storage.shards import dask_runner
+    from termx.storage.executors import dask_runner
 
     docs = _docs(["the cat sat", "a cat", "mat mat mat", "the end of the cat"] * 3)
     groups = [docs[:5], docs[5:9], docs[9:]]
@@ -263,7 +264,7 @@ def test_a_failed_dask_task_fails_the_build_and_leaves_nothing(engine: Engine,
 
 def test_a_dask_address_is_checked_before_anything_is_staged(engine: Engine) -> None:
     pytest.importorskip("dask.distributed")
-    from termx.storage.shards import dask_runner
+    from termx.storage.executors import dask_runner
 
     with pytest.raises(InputError, match="not a scheduler address"):
         dask_runner("scheduler-without-port")

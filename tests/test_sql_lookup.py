@@ -13,12 +13,13 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import CorpusNotFound, InputError, PatternError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.lookup import adaptation, concordance, member, stats
 from termx.storage.db import downgrade, get_engine, upgrade
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.storage.sqlfiles import list_sql, load_sql, run_sql, sql_dir
 from termx.storage.statements import strip_comments as _strip_comments
 

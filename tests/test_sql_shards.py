@@ -16,10 +16,12 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.lookup import concordance, find_class, stats
-from termx.storage.index_loader import LoadedIndex, load_shards
-from termx.storage.shards import pool_runner, save_shards
+from termx.storage.executors import pool_runner
+from termx.storage.index_loader import load_shards
+from termx.storage.shards import save_shards
 from termx.storage.sqlfiles import run_sql
 
 from .oracle import df_k, substring_occurrences, token_lists

@@ -16,11 +16,12 @@ from typer.testing import CliRunner
 
 from termx.cli import app
 from termx.errors import TermxError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.lookup import find_class
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.storage.sqlfiles import run_sql
 from termx.studies.adaptation import adapt_rows, contingency
 from termx.studies.crossval import collection_halves, crossval_bins, half_statistics

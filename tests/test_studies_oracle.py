@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
-from termx.storage.index_loader import LoadedIndex, load_index
+from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.studies.adaptation import contingency, split_counts
 from termx.studies.agreement import agreement, segments
 from termx.studies.crossval import crossval_bins, half_statistics

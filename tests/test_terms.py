@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from termx.errors import CorpusNotFound, InputError
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit, tokenize
 from termx.poisson import length_aware_poisson_adaptation
 from termx.storage.corpora import drop_corpus
 from termx.storage.index_loader import load_index
+from termx.storage.indexer import index_documents
 from termx.terms import (
     NULL_BINS,
     PREPOSITIONS,

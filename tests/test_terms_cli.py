@@ -9,9 +9,9 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
+from termx.storage.indexer import index_documents
 
 runner = CliRunner()
 TEXTS = ["The wind turbine blade. A wind turbine.", "wind turbine blade and wind farm", "a wind farm",

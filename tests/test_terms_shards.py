@@ -24,8 +24,9 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import find_in_shards
 from termx.poisson import length_aware_poisson_adaptation
+from termx.storage.executors import pool_runner
 from termx.storage.index_loader import load_shards
-from termx.storage.shards import pool_runner, save_shards
+from termx.storage.shards import save_shards
 from termx.terms import extract_terms
 from termx.terms.candidates import NULL_BINS, P0_CEILING
 from termx.wordbreak import Scorer, Segmenter

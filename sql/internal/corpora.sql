@@ -60,3 +60,19 @@ SELECT name FROM termx.corpus WHERE name IS NOT NULL
 -- name: index_array
 -- one stored index array of a shard, in its chunks
 SELECT dtype, length, data FROM termx.index_array WHERE shard_id = :s AND name = :n ORDER BY chunk
+
+-- name: dependents
+-- what dropping or replacing corpus :id deletes besides its index (termx.storage.corpora.DEPENDENTS, in order)
+SELECT (SELECT count(*) FROM termx.term_list WHERE corpus_id = :id),
+       (SELECT count(*) FROM termx.seg_run WHERE corpus_id = :id),
+       (SELECT count(*) FROM termx.tbl_model WHERE corpus_id = :id)
+
+-- name: shard_layout
+SELECT id, shard_no, first_doc, documents FROM termx.shard WHERE corpus_id = :c ORDER BY shard_no
+
+-- name: shard_documents
+SELECT name, length FROM termx.document WHERE corpus_id = :c AND shard_id = :s ORDER BY doc_no
+
+-- name: vocab
+-- the corpus's tokens in token id order (ids 1, 2, ...)
+SELECT token FROM termx.vocab WHERE corpus_id = :c ORDER BY token_id

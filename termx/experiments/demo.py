@@ -68,10 +68,10 @@ def run_demo(engine: Engine, corpus: str = DEMO_CORPUS, top: int = DEMO_TOP, reb
     """Index the stdlib docstrings (unless that corpus exists), rank terms three ways, show the top adaptation
     term in context and break DEMO_SENTENCE into words with the corpus's stored branching model."""
     from termx.errors import CorpusNotFound
-    from termx.index.indexer import index_documents
     from termx.lookup import concordance
     from termx.storage.corpora import get_corpus
     from termx.storage.index_loader import load_index
+    from termx.storage.indexer import index_documents
     from termx.terms import extract_terms
     from termx.wordbreak.corpus_model import segment_model
 

@@ -37,7 +37,7 @@ class ServerAdmin:
         """`termx db status`: whether the embedded server runs, its pid, since when, its directories, and the bytes
         of its data directory (db_bytes) and of the look-up cache (cache_bytes)."""
         from termx.storage import embedded
-        from termx.storage.index_loader import cache_size
+        from termx.storage.disk_cache import cache_size
 
         status = embedded.status()
         return {**status.as_row(), "db_bytes": status.size_bytes, "cache_bytes": cache_size()}
@@ -106,7 +106,7 @@ class CacheAdmin:
     @staticmethod
     def cache_status() -> dict[str, Any]:
         """Where the cache is, its bytes, its cap (TERMX_CACHE_MAX_GB) and how many folders it holds."""
-        from termx.storage.index_loader import cache_entries, cache_limit, cache_size
+        from termx.storage.disk_cache import cache_entries, cache_limit, cache_size
         from termx.storage.paths import home
 
         return {"path": str(home() / "cache"), "cache_bytes": cache_size(), "cache_max_bytes": cache_limit(),
@@ -115,21 +115,21 @@ class CacheAdmin:
     @staticmethod
     def cache_folders() -> list[dict[str, Any]]:
         """One record per cached corpus build or model, least recently used first (`termx cache list`)."""
-        from termx.storage.index_loader import cache_entries
+        from termx.storage.disk_cache import cache_entries
 
         return [e.as_row() for e in cache_entries()]
 
     @staticmethod
     def clear_cache() -> dict[str, int]:
         """Empty the whole cache, of every database: the folders removed and the bytes freed."""
-        from termx.storage.index_loader import clear_cache
+        from termx.storage.disk_cache import clear_cache
 
         return _freed(clear_cache())
 
     def clear_corpus_cache(self, name: str) -> dict[str, int]:
         """Empty corpus `name`'s part of the cache (CorpusNotFound if there is none): folders removed, bytes freed."""
         from termx.storage.corpora import get_corpus
-        from termx.storage.index_loader import clear_cache
+        from termx.storage.disk_cache import clear_cache
 
         url = self.engine.url.render_as_string(hide_password=True)
         return _freed(clear_cache(url, get_corpus(self.engine, name).id))

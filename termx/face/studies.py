@@ -14,7 +14,7 @@ from termx.json_values import jsonable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from termx.storage.index_loader import LoadedIndex
+    from termx.index.loaded_index import LoadedIndex
 
 ADAPT_METHODS = {"1": ("pattern", "a", "b", "c", "d", "p_adapt", "prior", "p_neg_adapt"),
                  "2": ("pattern", "adaptation", "df")}

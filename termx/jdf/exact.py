@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from termx.errors import PatternError
+from termx.index.loaded_index import LoadedIndex
 from termx.lookup import ClassMatch, find_class
-from termx.storage.index_loader import LoadedIndex
 
 CANNOT_OCCUR = "it cannot occur in this corpus"  # lookup.pattern_length's hint for a pattern longer than any document
 

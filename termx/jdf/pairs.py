@@ -15,13 +15,13 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from termx.errors import PatternError
+from termx.index.loaded_index import LoadedIndex
 from termx.jdf import exact
 from termx.jdf.estimate import Estimate, estimate_jdf
 from termx.jdf.measures import association
 from termx.jdf.postings import RelatedClasses
 from termx.jdf.sketches import SEED, Sketches, doc_hashes, merge
 from termx.lookup import pattern_failure
-from termx.storage.index_loader import LoadedIndex
 
 JDF_FIELDS = ("x", "y", "df_x", "df_y", "jdf", "documents", "table", "pmi", "dice", "lift", "g2", "p_value",
               "method", "stderr", "interval", "note")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from termx.index.loaded_index import LoadedIndex
 from termx.jdf.sketches import Sketches, doc_hashes
-from termx.storage.index_loader import LoadedIndex
 from termx.terms.candidates import Candidates
 
 UNBOUNDED = np.iinfo(np.int64).max  # tau of a sketch that holds its whole document set

@@ -1,7 +1,7 @@
 """Sketches in PostgreSQL: `termx sketch` computes them from a corpus's loaded shards and stores them (binary
 COPY, one transaction per corpus) with each shard's related classes and inverted table (termx.jdf.postings;
 termx.related reads those); readers recompute the sketches from the loaded index with the stored parameters and
-keep them in a local cache beside the index cache (as storage.loaded does for classes), and read the related
+keep them in a local cache beside the index cache (termx.storage.disk_cache, as for the index), and read the related
 tables once per process.
 """
 
@@ -16,20 +16,23 @@ from typing import Any
 import numba as nb
 import numpy as np
 import psycopg
-from psycopg import sql
 from sqlalchemy.engine import Engine
 
-from termx.errors import InputError
+from termx.errors import CorpusInUse, InputError
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.jdf.exact import interval_documents
 from termx.jdf.postings import RelatedClasses, related_classes
 from termx.jdf.sketches import DEFAULT_K, DEFAULT_THRESHOLD, SEED, Sketches, class_sketches, doc_hashes
 from termx.progress import Progress, Silent, Timings
+from termx.storage import partitions
 from termx.storage.copyrows import COPY_HEADER, COPY_TRAILER
-from termx.storage.index_loader import LoadedIndex, load_shards, write_cache
+from termx.storage.disk_cache import on_clear, write_cache
+from termx.storage.index_loader import load_shards
+from termx.storage.partitions import SKETCHES
 from termx.storage.paths import home
 from termx.storage.statements import internal_statements, run_internal
-from termx.storage.transactions import transaction
+from termx.storage.transactions import conflicts_as_errors, connection
 from termx.terms.candidates import candidate_classes
 
 ROWS_PER_CHUNK = 20000
@@ -75,10 +78,15 @@ def build_sketches(engine: Engine, corpus: str, k: int = DEFAULT_K, threshold: i
             built.append((index, sk, rc))
     total = sum(len(sk) for _, sk, _ in built)
     with timings.stage("store sketches", progress, total) as advance:
-        with transaction(engine, f"corpus {corpus!r}") as conn:
-            for index, sk, rc in built:
-                _store(conn, index, params, sk, timings.get("sketch", 0.0), advance)
-                _store_related(conn, index, rc)
+        with connection(engine) as conn, conflicts_as_errors(f"corpus {corpus!r}"):
+            for index, _, _ in built:  # the earlier sketches' partitions leave first (DETACH CONCURRENTLY)
+                if not partitions.drop(conn, SKETCHES, index.shard_id):
+                    raise CorpusInUse(f"the sketches of corpus {corpus!r} are being read by another session",
+                                      "try again when it is idle")
+            with conn.transaction():
+                for index, sk, rc in built:
+                    _store(conn, index, params, sk, timings.get("sketch", 0.0), advance)
+                    _store_related(conn, index, rc)
     hash_bytes = sum(int(sk.hashes.nbytes) for _, sk, _ in built)
     return {"corpus": corpus, "k": k, "threshold": threshold, "classes": total,
             "related_classes": sum(len(rc) for _, _, rc in built), "hash_bytes": hash_bytes,
@@ -94,8 +102,9 @@ def _texts(engine: Engine, index: LoadedIndex) -> list[str]:
 
 def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, sk: Sketches, seconds: float,
            advance: Any) -> None:
-    _drop_stale(conn, index.shard_id)
-    part = sql.Identifier("termx", f"sketch_{int(index.shard_id)}")
+    """The shard's sketch set (replacing an earlier one) and its sketch partition: created, loaded by binary COPY,
+    indexed after the load, attached (termx.storage.partitions; the earlier partition was dropped before)."""
+    run_internal(conn, "jdf.delete_sketch_set", shard_id=index.shard_id)
     hashes = doc_hashes(np.arange(index.n_docs, dtype=np.int64) + index.first_doc, params.seed)
     run_internal(conn, "jdf.insert_sketch_set", shard_id=index.shard_id, k=params.k, threshold=params.threshold,
                  seed=params.seed, classes=len(sk), doc_hash=hashes.tolist(), seconds=seconds)
@@ -103,10 +112,8 @@ def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, s
     cj = np.asarray(index.cls_j)[sk.cls]
     sil = np.asarray(index.cls_sil)[sk.cls]
     df1 = np.asarray(index.cls_df[:, 0])[sk.cls]
-    conn.execute(sql.SQL("CREATE TABLE {} (LIKE termx.sketch INCLUDING DEFAULTS INCLUDING STORAGE,"
-                         " CHECK (shard_id = {}))").format(part, sql.Literal(int(index.shard_id))))
-    with conn.cursor().copy(sql.SQL("COPY {} (shard_id, cls, i, j, sil, df, hashes) FROM STDIN"
-                                    " (FORMAT BINARY)").format(part)) as copy:
+    partitions.create(conn, SKETCHES, index.shard_id)
+    with partitions.copy(conn, SKETCHES, index.shard_id) as copy:
         copy.write(COPY_HEADER)
         for r0 in range(0, len(sk), ROWS_PER_CHUNK):
             r1 = min(len(sk), r0 + ROWS_PER_CHUNK)
@@ -116,11 +123,8 @@ def _store(conn: psycopg.Connection, index: LoadedIndex, params: SketchParams, s
             copy.write(buf[:n].tobytes())
             advance(r1 - r0)
         copy.write(COPY_TRAILER)
-    # indexes after the load (several times faster than maintaining them row by row), then attach
-    run_internal(conn, "jdf.index_memory")
-    conn.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (shard_id, i, j)").format(part))
-    conn.execute(sql.SQL("ALTER TABLE termx.sketch ATTACH PARTITION {} FOR VALUES IN ({})")
-                 .format(part, sql.Literal(int(index.shard_id))))
+    partitions.index([conn], SKETCHES, index.shard_id)
+    partitions.attach(conn, SKETCHES, [index.shard_id])
 
 
 def _store_related(conn: psycopg.Connection, index: LoadedIndex, rc: RelatedClasses) -> None:
@@ -141,15 +145,6 @@ def _store_related(conn: psycopg.Connection, index: LoadedIndex, rc: RelatedClas
 def _array_literal(values: np.ndarray) -> str:
     """PostgreSQL's text form of an integer array: {1,2,3}."""
     return "{" + ",".join(map(str, values.tolist())) + "}"
-
-
-def _drop_stale(conn: psycopg.Connection, shard_id: int) -> None:
-    """Drop this shard's earlier sketches and the partitions left behind by deleted shards (deleting a corpus
-    cascades to its sketch rows; the emptied partition tables are removed here)."""
-    run_internal(conn, "jdf.delete_sketch_set", shard_id=shard_id)
-    stale = run_internal(conn, "jdf.stale_sketch_partitions", shard_id=shard_id).fetchall()
-    for (name,) in stale:
-        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier("termx", name)))
 
 
 @nb.njit(cache=True)
@@ -217,6 +212,7 @@ def stored_params(engine: Engine, index: LoadedIndex) -> SketchParams | None:
 
 
 _memo: dict[tuple[str, int, int, str, int, int, int], Sketches] = {}
+on_clear(lambda: _memo.clear())  # `termx cache clear` removes the folders these sketches were read from
 _related_memo: dict[tuple[str, int, str], RelatedClasses] = {}
 
 
@@ -251,7 +247,7 @@ def _cache_dir(engine: Engine, index: LoadedIndex, params: SketchParams) -> Path
 
 
 def _cache_put(engine: Engine, index: LoadedIndex, params: SketchParams, sk: Sketches) -> None:
-    """Keep the sketches in the local cache with loaded.write_cache (atomic; a full disk leaves nothing behind and
+    """Keep the sketches in the local cache with disk_cache.write_cache (atomic; a full disk leaves nothing behind and
     turns the cache off, the command going on with the sketches in memory; listed and cleared with the corpus)."""
     folder = _cache_dir(engine, index, params)
     if not folder.exists():

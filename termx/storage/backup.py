@@ -21,12 +21,15 @@ from pathlib import Path
 from typing import IO
 
 import sqlalchemy as sa
+from psycopg import sql
 from sqlalchemy.engine import URL, Engine
 
 from termx.errors import DatabaseUnavailable, InputError
+from termx.storage.cluster import client_program
+from termx.storage.corpora import corpus_names
 from termx.storage.db import SCHEMA, connect_or_explain, upgrade
-from termx.storage.embedded import client_program
 from termx.storage.sqlfiles import READER_ROLE
+from termx.storage.statements import composed, run_internal
 
 _GRANTS = re.compile(r"^\d+; \d+ \d+ (DEFAULT ACL|ACL) ")  # `pg_restore --list` entries of privileges
 # A newer pg_restore's script sets this in its header; servers before 17 do not know it and stop there.
@@ -74,11 +77,11 @@ def restore(path: Path, target: URL) -> Restored:
     engine = connect_or_explain(target)
     try:
         with engine.connect() as conn:
-            if conn.execute(sa.text("SELECT to_regnamespace(:s)"), {"s": SCHEMA}).scalar() is not None:
+            if run_internal(conn, "database.schema_exists", s=SCHEMA).scalar() is not None:
                 raise InputError(f"{_shown(target)} already holds termx data",
                                  "restore into an empty database (CREATE DATABASE ...; then --db URL), or drop the "
                                  f"{SCHEMA} schema there first")
-            old_server = int(conn.execute(sa.text("SHOW server_version_num")).scalar_one()) < 170000
+            old_server = int(run_internal(conn, "database.server_version").scalar_one()) < 170000
         _restore_script(archive, ["--no-owner", "--no-privileges"], uri, env, old_server, strict=True)
         grants = [line for line in listing.splitlines() if _GRANTS.match(line)]
         refused = 0
@@ -91,9 +94,7 @@ def restore(path: Path, target: URL) -> Restored:
                                          old_server, strict=False)
             refused = errors.count("ERROR:")
         upgrade(engine)
-        with engine.connect() as conn:
-            corpora = list(conn.execute(sa.text(
-                f"SELECT name FROM {SCHEMA}.corpus WHERE name IS NOT NULL ORDER BY name")).scalars())
+        corpora = sorted(corpus_names(engine))
     finally:
         engine.dispose()
     return Restored(corpora, refused)
@@ -104,10 +105,10 @@ def _ensure_reader_role(engine: Engine) -> None:
     0023 make it: LOGIN NOINHERIT, a member of nothing. The dump's grants name it, and the restored schema is at
     head, so no migration would. Without CREATEROLE nothing is made (its grants are then refused and reported)."""
     with engine.connect() as conn:
-        if conn.execute(sa.text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": READER_ROLE}).first():
+        if run_internal(conn, "database.role_exists", r=READER_ROLE).first():
             return
         try:
-            conn.exec_driver_sql(f'CREATE ROLE "{READER_ROLE}" LOGIN NOINHERIT')  # a constant name
+            conn.exec_driver_sql(composed("database.create_reader", role=sql.Identifier(READER_ROLE)).as_string(None))
             conn.commit()
         except sa.exc.DBAPIError:
             conn.rollback()  # no CREATEROLE, or another session made it meanwhile

@@ -23,8 +23,10 @@ def copy_binary(conn: psycopg.Connection, table: str, columns: Sequence[str], ty
     the number of rows written."""
     from psycopg import sql
 
-    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-        sql.Identifier(*table.split(".")), sql.SQL(", ").join(map(sql.Identifier, columns)))
+    from termx.storage.statements import composed
+
+    statement = composed("database.copy_rows", table=sql.Identifier(*table.split(".")),
+                         columns=sql.SQL(", ").join(map(sql.Identifier, columns)))
     n = 0
     with conn.cursor().copy(statement) as copy:
         copy.set_types(list(types))

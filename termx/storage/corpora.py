@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import psycopg
 import sqlalchemy as sa
-from psycopg import sql
 from sqlalchemy.engine import Engine
 
 from termx.defaults import DEFAULT_REP_CAP
 from termx.errors import CorpusExists, CorpusNotFound
 from termx.faults import fault_point
+from termx.index.loaded_index import CorpusInfo
 from termx.index.units import token_strings
 from termx.progress import Progress, Silent, Timings
-from termx.storage import transactions
+from termx.storage import partitions, transactions
 from termx.storage.copyrows import copy_binary
+from termx.storage.partitions import CLASSES
 from termx.storage.statements import run_internal
 
 if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is stored
@@ -39,30 +40,6 @@ ARRAY_CHUNK_BYTES = 16 << 20
 STORE_CONNECTIONS = min(2, os.cpu_count() or 1)  # a one-shard build loads its classes over this many
 FILTER_CHUNK_BYTES = 64 << 10  # n-gram filters (termx.index.ngramfilter) are read 8 bytes at a time, and a slice
                                # of a stored value costs more the longer the value (PostgreSQL 15: 150 us at 16 MB)
-
-
-@dataclass
-class CorpusInfo:
-    """A corpus row as `termx corpora` shows it."""
-
-    id: int
-    name: str
-    unit: str
-    max_k: int
-    tokens: int
-    documents: int
-    classes: int
-    rep_cap: int
-    params: dict[str, Any]
-    timings: dict[str, float]
-    created_at: str
-    shards: int = 1
-
-    def as_row(self) -> dict[str, Any]:
-        """The JSON/table row (stable field names scripts rely on)."""
-        return {"name": self.name, "unit": self.unit, "tokens": self.tokens, "documents": self.documents,
-                "classes": self.classes, "max_k": self.max_k, "rep_cap": self.rep_cap,
-                "created_at": self.created_at, "shards": self.shards}
 
 
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
@@ -111,7 +88,7 @@ def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: i
         _copy_classes(conns, shard_id, shard, rep_cap, advance)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
-        transactions.index_partition_table(conns, shard_id)
+        partitions.index(conns, CLASSES, shard_id)
 
 
 def _url(engine: Engine) -> str:
@@ -138,7 +115,7 @@ def _stage_rows(conn: psycopg.Connection, shard: Shard, params: dict[str, Any], 
             conn, "corpora.insert_shard", corpus_id=corpus_id, tokens=ta.n_tokens, documents=len(shard.documents),
             classes=len(shard.classes), seconds=params.get("build_seconds"),
         ).fetchone()[0]  # type: ignore[index]
-        transactions.create_partition_table(conn, shard_id)
+        partitions.create(conn, CLASSES, shard_id)
     return corpus_id, shard_id
 
 
@@ -151,7 +128,7 @@ def _swap(conn: psycopg.Connection, name: str, corpus_id: int, shard_ids: list[i
         old = _named(conn, name)
         if old is not None and not replace:
             raise _exists(name, "another build created it; use `replace=True`")
-        transactions.attach_partitions(conn, shard_ids)
+        partitions.attach(conn, CLASSES, shard_ids)
         fault_point("swap")
         if old is not None:
             run_internal(conn, "corpora.retire_corpus", id=old)
@@ -198,13 +175,13 @@ def dependents(engine: Engine, name: str) -> dict[str, int]:
         return _dependents(conn, old) if old is not None else dict.fromkeys(DEPENDENTS, 0)
 
 
-DEPENDENTS = {"term lists": "termx.term_list", "white space runs": "termx.seg_run", "TBL models": "termx.tbl_model"}
+DEPENDENTS = ("term lists", "white space runs", "TBL models")  # the columns of corpora.dependents, in order
 
 
 def _dependents(conn: psycopg.Connection, corpus_id: int) -> dict[str, int]:
-    return {what: int(conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE corpus_id = %s")
-                                   .format(sql.Identifier(*table.split("."))), (corpus_id,)).fetchone()[0])  # type: ignore[index]
-            for what, table in DEPENDENTS.items()}
+    row = run_internal(conn, "corpora.dependents", id=corpus_id).fetchone()
+    assert row is not None
+    return {what: int(n) for what, n in zip(DEPENDENTS, row, strict=True)}
 
 
 def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
@@ -275,14 +252,12 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
     cores."""
     from termx.storage.classrows import class_rows
 
-    part = transactions.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
     cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]
 
     def load(conn: psycopg.Connection, lo: int, hi: int) -> None:
-        with conn.transaction(), conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) \
-                as copy:
+        with conn.transaction(), partitions.copy(conn, CLASSES, shard_id) as copy:
             chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
                                 shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
             for k, (data, rows) in enumerate(chunks):
@@ -291,7 +266,7 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
                 if k == 0 and lo == 0:
                     fault_point("copy_classes")  # mid-COPY, after the header
 
-    transactions.in_parallel(conns, [functools.partial(load, lo=lo, hi=hi) for lo, hi in itertools.pairwise(cuts)])
+    partitions.in_parallel(conns, [functools.partial(load, lo=lo, hi=hi) for lo, hi in itertools.pairwise(cuts)])
 
 
 def _info(row: Any) -> CorpusInfo:
@@ -341,7 +316,7 @@ def corpus_bytes(engine: Engine, name: str | None = None) -> dict[int, int]:
 def corpus_rows(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
     """`termx corpora` (and GET /corpora): each corpus's row, with the bytes it takes in the database (db_bytes)
     and in this machine's look-up cache (cache_bytes)."""
-    from termx.storage.index_loader import cache_bytes
+    from termx.storage.disk_cache import cache_bytes
 
     listed = [get_corpus(engine, name)] if name else list_corpora(engine)
     in_db, cached = corpus_bytes(engine, name), cache_bytes(engine.url.render_as_string(hide_password=True))

@@ -14,6 +14,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 from termx.errors import DatabaseUnavailable
 from termx.storage import transactions
 from termx.storage.paths import resource
+from termx.storage.statements import run_internal
 
 SCHEMA = "termx"
 
@@ -59,7 +60,7 @@ def connect_or_explain(target: URL) -> Engine:
     _revive_embedded_on_failure(engine, target)
     try:
         with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
+            run_internal(conn, "database.ping")
     except sa.exc.OperationalError as exc:
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
         where = target.render_as_string(hide_password=True)
@@ -111,12 +112,12 @@ def upgrade(engine: Engine, revision: str = "heads") -> None:
     from alembic import command
 
     with engine.connect() as conn:
-        conn.execute(sa.text("SELECT pg_advisory_lock(:ns, 0)"), {"ns": transactions.LOCK_MIGRATE})
+        run_internal(conn, "database.migration_lock", ns=transactions.LOCK_MIGRATE)
         try:
             if revision != "heads" or current(engine) != heads(engine):
                 command.upgrade(_alembic_config(engine), revision)
         finally:
-            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, 0)"), {"ns": transactions.LOCK_MIGRATE})
+            run_internal(conn, "database.migration_unlock", ns=transactions.LOCK_MIGRATE)
             conn.commit()
 
 
@@ -156,6 +157,6 @@ def shipped_heads() -> frozenset[str]:
 def current(engine: Engine) -> set[str]:
     """The revisions the database is at (empty for a fresh database): the rows of Alembic's version table."""
     with engine.connect() as conn:
-        if conn.execute(sa.text("SELECT to_regclass(:t)"), {"t": f"{SCHEMA}.alembic_version"}).scalar() is None:
+        if run_internal(conn, "database.table_exists", t=f"{SCHEMA}.alembic_version").scalar() is None:
             return set()
-        return set(conn.execute(sa.text(f"SELECT version_num FROM {SCHEMA}.alembic_version")).scalars())
+        return set(run_internal(conn, "database.schema_versions").scalars())

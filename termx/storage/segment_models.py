@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import CorpusInfo, array_chunks, join_chunks
-from termx.storage.index_loader import read_cache, write_cache
+from termx.storage.disk_cache import read_cache, write_cache
 from termx.storage.paths import cache_folder
+from termx.storage.statements import run_internal
 from termx.storage.transactions import transaction
 
 
@@ -42,13 +42,11 @@ def find_model(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> Store
         meta, _ = read_cache(folder, [])
         return StoredModel(meta, read_cache(folder, meta["arrays"])[1], "cache")
     with engine.connect() as conn:
-        row = conn.execute(sa.text("SELECT id, meta FROM termx.segment_model WHERE corpus_id = :c AND scorer = :s"
-                                   " AND key = :k"), {"c": info.id, "s": scorer, "k": key}).first()
+        row = run_internal(conn, "segment_models.model", c=info.id, s=scorer, k=key).first()
         if row is None:
             return None
         chunks: dict[str, list[Any]] = defaultdict(list)
-        for r in conn.execute(sa.text("SELECT name, dtype, length, data FROM termx.segment_model_array"
-                                      " WHERE model_id = :m ORDER BY name, chunk"), {"m": row[0]}):
+        for r in run_internal(conn, "segment_models.model_arrays", m=row[0]):
             chunks[r[0]].append(r[1:])
     return StoredModel(dict(row[1]), {name: join_chunks(rows) for name, rows in chunks.items()}, "database")
 
@@ -58,8 +56,7 @@ def model_exists(engine: Engine, info: CorpusInfo, scorer: str, key: str) -> boo
     if (_folder(engine, info, scorer, key) / "meta.json").exists():
         return True
     with engine.connect() as conn:
-        return conn.execute(sa.text("SELECT 1 FROM termx.segment_model WHERE corpus_id = :c AND scorer = :s"
-                                    " AND key = :k"), {"c": info.id, "s": scorer, "k": key}).first() is not None
+        return run_internal(conn, "segment_models.model_exists", c=info.id, s=scorer, k=key).first() is not None
 
 
 def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: dict[str, Any],
@@ -67,12 +64,10 @@ def save_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: di
     """Store a trained model in one transaction; False when it was not stored because another process stored
     the same model first or the corpus was rebuilt or dropped meanwhile."""
     with transaction(engine, f"corpus {info.name!r}") as conn:
-        found = conn.execute("SELECT 1 FROM termx.corpus WHERE id = %s FOR SHARE", (info.id,)).fetchone()
-        row = None if found is None else conn.execute(
-            "INSERT INTO termx.segment_model (corpus_id, scorer, key, meta, nodes, bytes, seconds)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING RETURNING id",
-            (info.id, scorer, key, json.dumps(meta), nodes, sum(a.nbytes for a in arrays.values()),
-             seconds)).fetchone()
+        found = run_internal(conn, "segment_models.corpus_for_share", c=info.id).fetchone()
+        row = None if found is None else run_internal(
+            conn, "segment_models.insert_model", c=info.id, s=scorer, k=key, meta=json.dumps(meta), nodes=nodes,
+            bytes=sum(a.nbytes for a in arrays.values()), seconds=seconds).fetchone()
         if row is None:
             return False
         copy_binary(conn, "termx.segment_model_array", ("model_id", "name", "dtype", "length", "chunk", "data"),
@@ -91,6 +86,5 @@ def cache_model(engine: Engine, info: CorpusInfo, scorer: str, key: str, meta: d
 def list_models(engine: Engine, info: CorpusInfo) -> list[dict[str, Any]]:
     """The models stored for a corpus (scorer, settings, size, training time)."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.text("SELECT scorer, key, nodes, bytes, seconds, created_at FROM termx.segment_model"
-                                    " WHERE corpus_id = :c ORDER BY id"), {"c": info.id}).mappings().all()
+        rows = run_internal(conn, "segment_models.models", c=info.id).mappings().all()
     return [dict(r) for r in rows]

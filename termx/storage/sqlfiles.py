@@ -105,23 +105,11 @@ def _plain(value: Any) -> Any:
 READER_ROLE = "termx_reader"
 """The role analyst queries run as (migrations 0019, 0023): it reads the termx schema and holds no server privilege.
 termx logs in as it (the session user), so a query has no more privileged role to switch back to."""
-# One round trip at the start of each analyst transaction: the roles the session user belongs to; whether it can
-# read or write server files or run programs, directly or through a role it may SET ROLE to (a superuser can);
-# and, for termx's own user standing in for the reader, a switch to READER_ROLE where it is a member. It also has
-# the server check every CHECK_CLIENT_SECONDS that termx is still there (PostgreSQL 14+): a `termx sql` killed
-# with kill -9 would otherwise leave its query running for good (`SELECT pg_sleep(1e9)`, a cross join).
+# Each analyst transaction starts with one round trip (database.analyst_session in sql/internal/database.sql) that
+# checks the session user's roles and privileges, switches to READER_ROLE where termx's own user stands in for it,
+# and has the server check every CHECK_CLIENT_SECONDS that termx is still there (PostgreSQL 14+): a `termx sql`
+# killed with kill -9 would otherwise leave its query running for good (`SELECT pg_sleep(1e9)`, a cross join).
 CHECK_CLIENT_SECONDS = 2
-_SESSION_CHECK = """
-SELECT (SELECT string_agg(g.rolname, ', ') FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
-        WHERE m.member = r.oid) AS member_of,
-       r.rolsuper OR pg_has_role(r.oid, 'pg_read_server_files', 'MEMBER')
-           OR pg_has_role(r.oid, 'pg_write_server_files', 'MEMBER')
-           OR pg_has_role(r.oid, 'pg_execute_server_program', 'MEMBER') AS privileged,
-       (SELECT set_config('role', t.rolname, true) FROM pg_roles t
-        WHERE t.rolname = %s AND pg_has_role(r.oid, t.oid, 'MEMBER')) AS switched,
-       (SELECT set_config('client_connection_check_interval', %s, true)
-        WHERE current_setting('server_version_num')::int >= 140000) AS checks_client
-FROM pg_roles r WHERE r.rolname = session_user"""
 _readers: dict[str, Engine] = {}  # termx's URL -> an engine logged in as READER_ROLE on the same database
 
 
@@ -148,7 +136,8 @@ def _enter_analyst_session(conn: sa.Connection, engine: Engine, login_refused: D
     """Refuse a session whose user could reach a server privilege: the reader must be no superuser and a member of
     no role; termx's own user, standing in for it, must hold no server privilege (it then switches to the reader
     where it is a member)."""
-    member_of, privileged, _, _ = conn.exec_driver_sql(_SESSION_CHECK, (READER_ROLE, f"{CHECK_CLIENT_SECONDS}s")).one()
+    member_of, privileged, _, _ = run_internal(conn, "database.analyst_session", reader=READER_ROLE,
+                                               interval=f"{CHECK_CLIENT_SECONDS}s").one()
     if login_refused is None and (member_of or privileged):
         raise InputError(f"{READER_ROLE} is a superuser or a member of {member_of}; termx sql will not run as it",
                          f"REVOKE {member_of} FROM {READER_ROLE}; ALTER ROLE {READER_ROLE} NOSUPERUSER")
@@ -237,7 +226,7 @@ def run_sql(engine: Engine, name_or_path: str | Path | SqlFile, params: Mapping[
     try:
         target, login_refused = _analyst_engine(engine)
         with target.connect() as conn, conn.begin() as transaction:
-            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            run_internal(conn, "database.read_only")
             _enter_analyst_session(conn, engine, login_refused)
             if timeout_ms is not None:
                 run_internal(conn, "analyst.statement_timeout", timeout=f"{int(timeout_ms)}ms")

@@ -2,6 +2,8 @@
 `:name` parameters on either connection termx uses: a raw psycopg one (termx.storage.transactions) or an SQLAlchemy one.
 
 A statement follows a `-- name: NAME` line and runs as `run_internal(conn, "<group>.<NAME>", param=value, ...)`.
+A statement that names a table made from a shard id (the partition life cycle, termx.storage.partitions) has
+`{field}` slots instead, filled with psycopg.sql.Identifier/Literal by `composed` and run by `run_composed`.
 Comments are removed (as for the analyst queries of termx.storage.sqlfiles, which shares strip_comments and BIND_RE).
 """
 
@@ -13,6 +15,7 @@ from typing import Any, overload
 
 import psycopg
 import sqlalchemy as sa
+from psycopg import sql
 
 from termx.storage.paths import resource
 
@@ -79,3 +82,15 @@ def run_internal_many(conn: psycopg.Connection[Any], ref: str, rows: list[dict[s
     """Run the internal statement `ref` once per row of `rows` (bound by name) on a raw psycopg connection."""
     group, name = ref.split(".")
     conn.cursor().executemany(_pyformat(internal_statements(group)[name]), rows)
+
+
+def composed(ref: str, **parts: sql.Composable) -> sql.Composed:
+    """The internal statement `ref` with its `{field}` slots filled by `parts` (psycopg.sql.Identifier or Literal
+    values built from integers and known table names, never from user input)."""
+    group, name = ref.split(".")
+    return sql.SQL(internal_statements(group)[name]).format(**parts)  # type: ignore[arg-type]
+
+
+def run_composed(conn: psycopg.Connection[Any], ref: str, **parts: sql.Composable) -> psycopg.Cursor[Any]:
+    """Run the internal statement `ref` with its `{field}` slots filled by `parts` (see `composed`)."""
+    return conn.execute(composed(ref, **parts))

@@ -16,8 +16,8 @@ import numpy as np
 
 from termx.index import docfreq
 from termx.index.classes import enumerate_classes
+from termx.index.loaded_index import LoadedIndex
 from termx.lookup import adaptation, find_class
-from termx.storage.index_loader import LoadedIndex
 from termx.studies.halves import doc_of_rank
 from termx.studies.split import SplitIndex, split_index
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from termx.storage.index_loader import LoadedIndex
+from termx.index.loaded_index import LoadedIndex
 from termx.studies.adaptation import SplitCounts
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from termx.storage.index_loader import LoadedIndex
+from termx.index.loaded_index import LoadedIndex
 from termx.studies.halves import bucket_counts, collection_halves, doc_of_rank
 
 BY = ("df", "freq")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
+from termx.index.loaded_index import LoadedIndex
 from termx.storage.copyrows import copy_binary
-from termx.storage.index_loader import LoadedIndex
 from termx.storage.transactions import transaction
 from termx.studies.crossval import CrossvalBins, HalfStatistics
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from termx.index import docfreq
+from termx.index.loaded_index import LoadedIndex
 from termx.index.suffix import doc_of_position
-from termx.storage.index_loader import LoadedIndex
 
 
 def doc_of_rank(index: LoadedIndex) -> np.ndarray:

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit, split_words
 from termx.lookup import find_class
-from termx.storage.index_loader import LoadedIndex
 from termx.studies.adaptation import halves_of_occurrences
 
 STOP_SHARE = 0.1  # words in more than this share of the documents take no part in the similarity

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
-from termx.storage.index_loader import LoadedIndex
 
 SHAPE_FIELDS = ("strings_of", "freq_lo", "freq_hi", "strings", "p_first", "p_second")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from termx.storage.index_loader import LoadedIndex
+from termx.index.loaded_index import LoadedIndex
 
 NO_CLIP = np.iinfo(np.int32).max
 

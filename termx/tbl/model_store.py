@@ -34,12 +34,9 @@ def save_model(engine: Engine, name: str, model: Model, replace: bool = False, c
               "tag_names": list(model.tag_names) if model.tag_names is not None else None,
               "token_kind": model.token_kind, "min_score": model.min_score}
     try:
-        old = run_internal(conn, "tbl.lock_model", name=name).fetchone()
-        if old is not None:
-            if not replace:
-                raise ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
-                                  ("replace",))
-            run_internal(conn, "tbl.delete_model", id=old[0])
+        transactions.free_name(conn, "tbl.lock_model", "tbl.delete_model", name, replace,
+                               ModelExists(f"TBL model {name!r} already exists", "use `replace=True` to overwrite it",
+                                           ("replace",)))
         model_id = int(run_internal(
             conn, "tbl.insert_model", name=name, params=json.dumps(params, ensure_ascii=False),
             n_positions=model.n_positions, accuracy_before=_finite(model.accuracy_before),

@@ -13,12 +13,13 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import InputError
 from termx.faults import fault_point
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import get_corpus
-from termx.storage.index_loader import LoadedIndex, load_shards
+from termx.storage.index_loader import load_shards
 from termx.storage.statements import run_internal
 from termx.terms.candidates import CANDIDATE_RULES, NULL_BINS, SPACED_FRACTION
 from termx.terms.corpus_candidates import CorpusCandidates, one_shard_candidates, summed_candidates
@@ -125,12 +126,9 @@ def save_terms(engine: Engine, name: str, corpus: str, rows: Sequence[dict[str, 
     info = get_corpus(engine, corpus)
     try:
         with transactions.transaction(engine, f"corpus {corpus!r}") as conn:
-            old = run_internal(conn, "terms.lock_term_list", name=name).fetchone()
-            if old is not None:
-                if not replace:
-                    raise InputError(f"term list {name!r} already exists", "use `replace=True` to overwrite it",
-                                     ("replace",))
-                run_internal(conn, "terms.delete_term_list", id=old[0])
+            transactions.free_name(conn, "terms.lock_term_list", "terms.delete_term_list", name, replace,
+                                   InputError(f"term list {name!r} already exists",
+                                              "use `replace=True` to overwrite it", ("replace",)))
             list_id = run_internal(conn, "terms.insert_term_list", name=name, corpus_id=info.id,
                                    params=json.dumps(params)).fetchone()[0]  # type: ignore[index]
             copy_binary(conn, "termx.term", ("list_id", "rank", "term", "score", "freq", "df"),

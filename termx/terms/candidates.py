@@ -13,9 +13,9 @@ import numba as nb
 import numpy as np
 
 from termx.errors import TermxError
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import WORD_RE, Unit
 from termx.poisson import length_aware_poisson_adaptation
-from termx.storage.index_loader import LoadedIndex
 from termx.terms.token_kinds import BREAK, INNER, PREPOSITIONS, SPACE, STOP_WORDS, WORD, token_kinds
 
 CANDIDATE_RULES = 2        # bump when the rules change: stored candidate sets of older rules are rebuilt

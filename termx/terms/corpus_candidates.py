@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.lookup import Shards, as_shards
 from termx.poisson import length_aware_poisson_adaptation
-from termx.storage.index_loader import LoadedIndex
 from termx.terms.candidates import (
     NULL_BINS,
     P0_CEILING,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
-from termx.storage.index_loader import LoadedIndex
 
 TRIVIAL = -1
 ABSENT = -2

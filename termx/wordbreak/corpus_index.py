@@ -15,8 +15,9 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from termx.index.build import class_statistics
+from termx.index.loaded_index import LoadedIndex
 from termx.index.suffix import suffix_array
-from termx.storage.index_loader import LoadedIndex, load_shards
+from termx.storage.index_loader import load_shards
 
 
 def corpus_index(engine: Engine, corpus: str) -> LoadedIndex:

@@ -25,9 +25,9 @@ import numba as nb
 import numpy as np
 
 from termx.index.classes import enumerate_classes
+from termx.index.loaded_index import LoadedIndex
 from termx.index.suffix import clipped_lcp, suffix_array
 from termx.index.units import Unit
-from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, class_tree
 
 OTHER, DIGIT, LETTER, HAN, HIRAGANA, KATAKANA, HANGUL, PUNCT, POINT = range(9)

@@ -61,8 +61,8 @@ from dataclasses import asdict, dataclass, replace
 import numba as nb
 import numpy as np
 
+from termx.index.loaded_index import LoadedIndex
 from termx.progress import Progress, Silent
-from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
 from termx.wordbreak.entropy import (
     BRANCHING_STEPS,

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import numba as nb
 import numpy as np
 
-from termx.storage.index_loader import LoadedIndex
+from termx.index.loaded_index import LoadedIndex
 from termx.wordbreak.candidates import ClassTree, corpus_candidates
 from termx.wordbreak.entropy import Branching
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from termx.defaults import Scorer
+from termx.index.loaded_index import LoadedIndex
 from termx.poisson import length_aware_poisson_adaptation
-from termx.storage.index_loader import LoadedIndex
 
 DEFAULT_BETA = {Scorer.freq: 2.0, Scorer.adaptation: 0.2, Scorer.poisson: 4.0}
 

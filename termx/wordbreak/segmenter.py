@@ -9,10 +9,10 @@ import numpy as np
 
 from termx.defaults import DEFAULT_MAX_LEN
 from termx.errors import InputError
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.limits import check_scorer_params
 from termx.progress import Progress
-from termx.storage.index_loader import LoadedIndex
 from termx.wordbreak.candidates import (
     ClassTree,
     char_lengths,

@@ -26,11 +26,11 @@ from termx.experiments.whitespace.tbl import (
     tbl_training_sample,
     train_corrector,
 )
-from termx.index.indexer import index_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage.corpora import drop_corpus, require_new_corpus
+from termx.storage.indexer import index_documents
 from termx.tbl.learner import Model, rule_keys_fit
 from termx.tbl.segmentation import correct_segmentation
 from termx.wordbreak import DEFAULT_MAX_LEN, Scorer, Segmenter, scorer_params

@@ -13,6 +13,7 @@ from termx.experiments.whitespace.tbl import model_name
 from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import get_corpus
+from termx.storage.statements import run_internal
 from termx.tbl.learner import Model
 from termx.tbl.model_store import save_model
 
@@ -23,8 +24,8 @@ def store_run(engine: Engine, corpus: str, params: dict[str, Any], results: Sequ
     (one per scorer, tied to the corpus), all in one transaction; returns the run id."""
     corpus_id = get_corpus(engine, corpus).id
     with transactions.transaction(engine, f"corpus {corpus!r}") as conn:
-        run_id = conn.execute("INSERT INTO termx.seg_run (corpus_id, params) VALUES (%s, %s) RETURNING id",
-                              (corpus_id, json.dumps(params))).fetchone()[0]  # type: ignore[index]
+        run_id = run_internal(conn, "whitespace.insert_run", corpus_id=corpus_id,
+                              params=json.dumps(params)).fetchone()[0]  # type: ignore[index]
         copy_binary(conn, "termx.seg_score", ("run_id", "scorer", "kind", "doc_no", "doc_name", "b_tp", "b_fp",
                                               "b_fn", "w_tp", "w_fp", "w_fn"),
                     ("int4", "text", "text", "int4", "text", "int4", "int4", "int4", "int4", "int4", "int4"),

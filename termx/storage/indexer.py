@@ -19,7 +19,8 @@ from termx.index.sharding import cut_shards
 from termx.index.units import Unit
 from termx.progress import Progress, Silent, Timings
 from termx.storage.corpora import dependents, get_corpus, require_new_corpus, save_corpus
-from termx.storage.shards import Runner, save_shards
+from termx.storage.executors import Runner
+from termx.storage.shards import save_shards
 
 
 @dataclass

@@ -1,0 +1,69 @@
+"""The worker task of a build of several shards (docs/scale-out.md): build one shard in memory and store it in
+its staged rows and class table with binary COPY, in the worker's own transaction, so the coordinator
+(termx.storage.shards) never holds a shard's rows. It runs in a process of a local pool or on a Dask worker
+(termx.storage.executors).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import time
+from dataclasses import dataclass, field
+
+import psycopg
+
+from termx.index.build import build_shard
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.progress import Silent, Timings
+from termx.storage.corpora import store_shard
+from termx.storage.statements import run_internal
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """Everything a worker needs to build and store one shard (picklable; the URL reaches the database)."""
+
+    url: str
+    corpus_id: int
+    shard_id: int
+    shard_no: int
+    first_doc: int
+    documents: list[Document]
+    unit: Unit
+    vocab: list[str] | None
+    max_k: int
+    rep_cap: int
+    connections: int = 1  # to the database, for loading the shard (corpora.store_shard)
+
+
+@dataclass
+class ShardResult:
+    """What a worker reports back: sizes, seconds and its peak memory."""
+
+    shard_no: int
+    tokens: int
+    documents: int
+    classes: int
+    trivial_classes: int
+    seconds: float
+    peak_rss_bytes: int
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def build_and_store(task: ShardTask) -> ShardResult:
+    """Worker: build one shard in memory and COPY it into its staged tables in one transaction."""
+    t0 = time.perf_counter()
+    timings = Timings()
+    shard = build_shard(task.documents, task.unit, task.max_k, timings=timings, vocab=task.vocab)
+    with contextlib.ExitStack() as stack:
+        conns = [stack.enter_context(psycopg.connect(task.url, autocommit=True)) for _ in range(task.connections)]
+        store_shard(conns, task.corpus_id, task.shard_id, shard, task.rep_cap, timings, Silent(), task.first_doc,
+                    vocab=False)
+        seconds = time.perf_counter() - t0
+        run_internal(conns[0], "shards.shard_built", tokens=shard.tokens.n_tokens, classes=len(shard.classes),
+                     seconds=round(seconds, 4), id=task.shard_id)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return ShardResult(task.shard_no, shard.tokens.n_tokens, len(shard.documents), len(shard.classes),
+                       shard.trivial_classes, seconds, peak, dict(timings))
