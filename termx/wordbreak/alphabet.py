@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from termx.errors import ForeignInput
 from termx.index.fold import fold_case
-from termx.storage.corpora import CorpusInfo
+from termx.index.loaded_index import CorpusInfo
 
 SAMPLE_LINES = 1000
 SAMPLE_CHARS = 64   # distinct characters looked up: the most common ones carry nearly all of a sample
