@@ -12,6 +12,7 @@ from termx.cli.output import Format, render, to_json
 from termx.cli.progress_display import RichProgress
 from termx.database import IndexOptions, InputMode, OnInvalid
 from termx.defaults import Unit
+from termx.index.options import MAX_STORE_MIN_FREQ
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -70,6 +71,12 @@ def index(
                                             "much UTF-8 text, by whole documents in input order (kB, MB, GB: "
                                             "powers of 1000; a larger document is a shard of its own).")]
     = IndexOptions.default("shard_size"),
+    store_min_freq: Annotated[int, typer.Option("--store-min-freq", min=2, max=MAX_STORE_MIN_FREQ,
+                                                help="Store a class row only for substrings that occur at least "
+                                                "this often (2: all that repeat); look-ups compute the rarer ones "
+                                                "from the suffix array, with the same answers (docs/scale-out.md). "
+                                                "--append keeps the corpus's.")]
+    = IndexOptions.default("store_min_freq"),
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes that build and "
                                                    "store shards in parallel [default: the cores].")]
     = IndexOptions.default("workers"),
@@ -90,7 +97,8 @@ def index(
     with RichProgress(enabled=not quiet) as progress:
         summary = Database(db).index(corpus, paths, progress=progress, unit=unit, max_k=max_k, input=input_mode,
                                      invalid=invalid, replace=replace, append=append, fold_case=fold_case,
-                                     shard_size=shard_size, sketches=sketches, workers=workers, dask=dask)
+                                     shard_size=shard_size, sketches=sketches, workers=workers, dask=dask,
+                                     store_min_freq=store_min_freq)
     if fmt is Format.json:
         emit(to_json(summary))
     elif fmt is Format.table:

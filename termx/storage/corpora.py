@@ -67,8 +67,10 @@ class CorpusInfo:
 
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
                 progress: Progress | None = None, timings: Timings | None = None,
-                rep_cap: int = DEFAULT_REP_CAP, on_load: Callable[[], None] | None = None) -> CorpusInfo:
+                rep_cap: int = DEFAULT_REP_CAP, on_load: Callable[[], None] | None = None,
+                min_freq: int = 2) -> CorpusInfo:
     """Write `shard` as corpus `name`; `replace` swaps out an existing corpus. Readers never wait on it.
+    Only classes with freq >= `min_freq` get a class row (store_shard).
 
     The new version is built nameless beside the old one (its own shard rows and class table) and swapped in by
     one short transaction; the old version is purged afterwards. `on_load` is called between the bulk loads
@@ -86,7 +88,8 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
             with contextlib.ExitStack() as helpers:
                 extra = (helpers.enter_context(transactions.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))
                 conns = [conn, *extra]
-                store_shard(conns, corpus_id, shard_id, shard, rep_cap, timings, progress, on_load=on_load)
+                store_shard(conns, corpus_id, shard_id, shard, rep_cap, timings, progress, on_load=on_load,
+                            min_freq=min_freq)
             fault_point("staged")
             swap.old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
     return get_corpus(engine, name)
@@ -94,10 +97,11 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
 
 def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: int, shard: Shard, rep_cap: int,
                 timings: Timings, progress: Progress, first_doc: int = 0, vocab: bool = True,
-                on_load: Callable[[], None] | None = None) -> None:
+                on_load: Callable[[], None] | None = None, min_freq: int = 2) -> None:
     """Load a built shard into its staged rows and class table, and index that table: documents, `vocab` (when
-    the shard is the whole corpus) and arrays in one transaction on the first connection, then the class rows
-    and the indexes spread over all of `conns` (each piece commits; nothing is visible before the swap)."""
+    the shard is the whole corpus) and arrays in one transaction on the first connection, then the rows of the
+    classes with freq >= `min_freq` and the indexes spread over all of `conns` (each piece commits; nothing is
+    visible before the swap). The rarer classes are computed from the arrays when looked up."""
     conn = conns[0]
     with conn.transaction():
         with timings.stage("store documents", progress, len(shard.documents)) as advance:
@@ -108,7 +112,7 @@ def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: i
         if on_load:
             on_load()
     with timings.stage("store classes", progress, len(shard.classes)) as advance:
-        _copy_classes(conns, shard_id, shard, rep_cap, advance)
+        _copy_classes(conns, shard_id, shard, rep_cap, advance, min_freq)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
         transactions.index_partition_table(conns, shard_id)
@@ -274,21 +278,26 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
 
 
 def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Shard, rep_cap: int,
-                  advance: Callable[[int], None]) -> None:
-    """The class rows by binary COPY: one contiguous run of rows per connection, all loaded at the same time
-    (each run in its own transaction, or a savepoint of the caller's), so the server parses them on several
-    cores."""
+                  advance: Callable[[int], None], min_freq: int = 2) -> None:
+    """The rows of the classes with freq >= `min_freq` by binary COPY: one contiguous run of rows per connection,
+    all loaded at the same time (each run in its own transaction, or a savepoint of the caller's), so the server
+    parses them on several cores."""
+    from termx.index.classes import Classes
     from termx.storage.classrows import class_rows
 
     part = transactions.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
-    c = shard.classes
+    c, df = shard.classes, shard.df
+    if min_freq > 2:
+        hot = np.flatnonzero(c.j - c.i + 1 >= min_freq)
+        advance(len(c) - len(hot))
+        c, df = Classes(c.i[hot], c.j[hot], c.lbl[hot], c.sil[hot]), df[hot]
     cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]
 
     def load(conn: psycopg.Connection, lo: int, hi: int) -> None:
         with conn.transaction(), conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) \
                 as copy:
-            chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
+            chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], df[lo:hi],
                                 shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
             for k, (data, rows) in enumerate(chunks):
                 copy.write(data)
