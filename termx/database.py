@@ -77,8 +77,8 @@ class Database:
 
         `documents`: paths (a path, or an iterable of them), or an iterable of Documents or (id, text) pairs;
         empty texts are skipped and counted. `options`: the fields of termx.index.options.IndexOptions (unit,
-        max_k, input, invalid, replace, append, fold_case, shard_size, sketches, store_min_freq, workers, dask), with its defaults;
-        an existing name is CorpusExists unless replace=True."""
+        max_k, input, invalid, replace, append, fold_case, shard_size, sketches, store_min_freq, workers, dask), with
+        its defaults; an existing name is CorpusExists unless replace=True."""
         opts = IndexOptions(**options)
         paths, docs = _sources(documents)
         return self._build(name, paths, docs, opts, progress)

@@ -19,7 +19,8 @@ down_revision = "0025_terms_body"
 branch_labels = None
 depends_on = None
 
-CLASS_BEFORE = "Non-trivial classes (i < j) of every shard; one partition per shard, created and indexed by the builder."
+CLASS_BEFORE = ("Non-trivial classes (i < j) of every shard; one partition per shard, created and indexed by the "
+                "builder.")
 CLASS_AFTER = (
     "Non-trivial classes (i < j) with freq >= the corpus''s store_min_freq (termx.corpus.params, 2 when absent: every "
     "class that repeats) of every shard; one partition per shard, created and indexed by the builder. The rarer "

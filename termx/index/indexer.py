@@ -112,8 +112,7 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
         docs = [dataclasses.replace(d, text=fold(d.text)) for d in docs]
     groups = cut_shards(docs, shard_size)
     t0 = time.perf_counter()
-    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case,
-              "store_min_freq": store_min_freq}
+    params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case}
     if len(groups) > 1 or append or runner is not None:
         params["shard_size"] = shard_size
         _, results = save_shards(engine, name, groups, unit, max_k, replace, append, params, runner, progress,

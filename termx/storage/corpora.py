@@ -83,7 +83,7 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
         transactions.collect_garbage(conn, url)
         if not replace and _named(conn, name) is not None:
             raise _exists(name)
-        corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
+        corpus_id, shard_id = _stage_rows(conn, shard, {**(params or {}), "store_min_freq": min_freq}, rep_cap)
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             with contextlib.ExitStack() as helpers:
                 extra = (helpers.enter_context(transactions.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))

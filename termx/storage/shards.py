@@ -271,7 +271,8 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
 
     A new corpus (or `replace`) appears whole in one short transaction; `append` adds the groups as new shards
     of the existing corpus `name` in one transaction (its unit, max_k, rep_cap and store_min_freq apply; document
-    names must be new). Class rows are stored for the classes with freq >= `min_freq` only. Readers see the old corpus or the new one, never a mix.
+    names must be new). Class rows are stored for the classes with freq >= `min_freq` only. Readers see the old
+    corpus or the new one, never a mix.
     """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
@@ -285,7 +286,8 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
             vocab = _grow_vocab(target.vocab, [d.text for g in groups for d in g], target.unit)
         if append:
             groups = _new_names(conn, target, groups)
-        corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {})
+        corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab,
+                                  {**(params or {}), "store_min_freq": target.min_freq})
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
