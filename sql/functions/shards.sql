@@ -18,7 +18,7 @@
 CREATE OR REPLACE FUNCTION termx._find_each(corpus text, pattern text, only_shard integer, classes boolean)
 RETURNS TABLE (shard_no integer, documents integer, i integer, j integer, freq integer, df integer[], lbl integer,
                sil integer, shortest text, longest text)
-LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $fn$
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan SET enable_bitmapscan = off AS $fn$
 #variable_conflict use_column
 DECLARE
     c record;
@@ -351,9 +351,12 @@ COMMENT ON FUNCTION termx._find_each(text, text, integer, boolean) IS
 
 -- Occurrences n of the suffix-array interval starting at rank i in one shard, in suffix-array order: rank, the
 -- document (doc_no corpus-wide) and the offset in tokens from its start.
+-- enable_bitmapscan = off (here and on _find_each): the document of a position is the last document starting at or
+-- before it, which the generic plan otherwise fetches as a bitmap scan of every earlier document and a sort (0.1 ms
+-- per 2,000 documents) instead of one backward step of document_start_idx (0.02 ms).
 CREATE OR REPLACE FUNCTION termx._occurrences_shard(corpus_id integer, shard integer, i integer, n integer)
 RETURNS TABLE (rank integer, doc_no integer, doc text, doc_offset bigint, shard_no integer)
-LANGUAGE plpgsql STABLE STRICT AS $fn$
+LANGUAGE plpgsql STABLE STRICT SET enable_bitmapscan = off AS $fn$
 #variable_conflict use_column
 DECLARE
     z record;
