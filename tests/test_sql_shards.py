@@ -93,9 +93,9 @@ def _check(engine: Engine, texts: list[str], cuts: list[int], unit: Unit, min_fr
         assert [(r["freq"], r["df"]) for r in run_sql(engine, "stats", {"corpus": one, "pattern": pattern})] == \
             [(len(occ), want)]
         per_shard = _rows(engine, "SELECT * FROM termx.find_class_shards(:c, :p) WHERE freq > 0", c=many, p=pattern)
-        assert [{k: r[k] for k in ("i", "j", "freq", "df", "lbl", "sil", "shortest", "longest")} for r in per_shard] == \
-            [{k: x[k] for k in ("i", "j", "freq", "df", "lbl", "sil", "shortest", "longest")}
-             for x in library["shards"]], pattern
+        fields = ("i", "j", "freq", "df", "lbl", "sil", "shortest", "longest")
+        assert [{k: r[k] for k in fields} for r in per_shard] == \
+            [{k: x[k] for k in fields} for x in library["shards"]], pattern
     if min_freq == 2:
         _check_per_shard_queries(engine, many, sharded)
 
