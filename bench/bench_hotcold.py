@@ -7,8 +7,9 @@ unit byte; with --unit char the SIGHAN 2005 PKU test text in 10-line documents (
 written as JSON under bench/results/:
 
 - bytes per token of every termx relation of the database (it holds the one corpus) and of the class table alone;
-- the build's wall time (index_documents), MB/s, and its ratio to raw divsufsort + kasai of the same token array,
-  measured once per slice in the same run;
+- the build's wall time (index_documents, in a fresh process) and peak memory per token (the largest stage's rise
+  above the memory at its start, as bench/bench_index.py measures it; and the "store classes" stage's), MB/s, and
+  its ratio to raw divsufsort + kasai of the same token array, measured once per slice in the same run;
 - `SELECT * FROM termx.stats(corpus, pattern)` round trips, p50/p99, for --patterns random patterns (1-20 tokens at
   random text positions), half hot (freq >= T: a stored row) and half cold (freq < T; "computed": 2 <= freq < T,
   the classes that T > 2 stops storing), each answer checked equal to the library's: the client's round trip and
@@ -24,22 +25,27 @@ Run (niced, bounded):
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import multiprocessing
 import os
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import psycopg
-from bench_index import load_documents, reference_sa_lcp, scratch_database
+from bench_index import MemoryProgress, load_documents, reference_sa_lcp, reset_peak, rss, scratch_database
 from bench_store import percentile, pku_documents, relation_sizes, termx_relations
 
+from termx.index.build import build_shard
 from termx.index.indexer import index_documents
 from termx.index.ingest import Document
-from termx.index.units import Unit
+from termx.index.units import Unit, token_strings
 from termx.lookup import stats
+from termx.storage.classrows import class_rows
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
 from termx.storage.index_loader import LoadedIndex, load_index
 from termx.storage.transactions import class_partition
@@ -117,6 +123,27 @@ def summary(times: list[float]) -> dict[str, Any]:
     return {"n": len(times), "p50_ms": percentile(times, 0.5) * 1e3, "p99_ms": percentile(times, 0.99) * 1e3}
 
 
+def build_corpus(url: str, docs: list[Document], unit: Unit, threshold: int) -> tuple[Any, float, dict[str, int]]:
+    """In a fresh process: index_documents with store_min_freq=threshold; the summary, wall seconds and the peak
+    resident memory of each stage above the memory before it (bench/bench_index.py's MemoryProgress), after a
+    warm-up that loads the build's and the class rows' kernels."""
+    tiny = build_shard(docs[:20], unit, 4)
+    blob, offsets, joiner = token_strings(unit, tiny.tokens.vocab)
+    c = tiny.classes
+    for _ in class_rows(0, c.i, c.j, c.lbl, c.sil, tiny.df, tiny.sa, tiny.tokens.tokens, blob, offsets, joiner, 100):
+        pass
+    del tiny, c
+    engine = connect_or_explain(resolve_url(url))
+    gc.collect()
+    reset_peak()
+    memory = MemoryProgress(rss())
+    t0 = time.perf_counter()
+    built = index_documents(engine, CORPUS, docs, unit, 4, progress=memory, store_min_freq=threshold)
+    seconds = time.perf_counter() - t0
+    engine.dispose()
+    return built, seconds, memory.peaks
+
+
 def migrate(engine: Any, tries: int = 3) -> None:
     """Every migration; retried, since another database's migration on the same server may be altering the shared
     termx_reader role at the same moment ("tuple concurrently updated")."""
@@ -138,9 +165,8 @@ def measure(server: str, docs: list[Document], unit: Unit, threshold: int, n_pat
         engine = connect_or_explain(resolve_url(url))
         migrate(engine)
         load_before = os.getloadavg()
-        t0 = time.perf_counter()
-        built = index_documents(engine, CORPUS, docs, unit, 4, store_min_freq=threshold)
-        build = time.perf_counter() - t0
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            built, build, peak = pool.submit(build_corpus, url, docs, unit, threshold).result()
         load_after = os.getloadavg()
         index = load_index(engine, CORPUS)
         with psycopg.connect(url, autocommit=True) as conn:
@@ -162,7 +188,10 @@ def measure(server: str, docs: list[Document], unit: Unit, threshold: int, n_pat
             "tokens": tokens, "classes": built.classes, "class_rows": rows[0] if rows else None,
             "all_bytes": all_bytes, "all_bytes_per_token": all_bytes / tokens,
             "class_bytes_per_token": cls["total"] / tokens, "relations": relations, "class_sizes": cls,
-            "build_seconds": build, "build_stages": built.seconds, "mb_per_second": text_bytes / 1e6 / build,
+            "build_seconds": build, "build_stages": built.seconds, "build_peaks": peak,
+            "build_peak_bytes_per_token": max(peak.values()) / tokens,
+            "store_peak_bytes_per_token": peak.get("store classes", 0) / tokens,
+            "mb_per_second": text_bytes / 1e6 / build,
             "reference_seconds": reference, "build_over_reference": build / reference,
             "sql_stats": lookups, "library_stats": library, "load_before": load_before, "load_after": load_after}
 
@@ -175,7 +204,8 @@ def report(r: dict[str, Any]) -> None:
     print(f"  bytes/token: all termx relations {r['all_bytes_per_token']:.1f}, class table "
           f"{r['class_bytes_per_token']:.1f}")
     print(f"  build {r['build_seconds']:.1f} s = {r['mb_per_second']:.2f} MB/s; raw divsufsort + kasai "
-          f"{r['reference_seconds']:.2f} s; ratio {r['build_over_reference']:.1f}x")
+          f"{r['reference_seconds']:.2f} s; ratio {r['build_over_reference']:.1f}x; peak memory above the start "
+          f"{r['build_peak_bytes_per_token']:.1f} B/token (store classes {r['store_peak_bytes_per_token']:.1f})")
     for kind, s in r["sql_stats"].items():
         if s is not None:
             w, v = s["round_trip"], s["server"]
