@@ -282,23 +282,25 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
     """The rows of the classes with freq >= `min_freq` by binary COPY: one contiguous run of rows per connection,
     all loaded at the same time (each run in its own transaction, or a savepoint of the caller's), so the server
     parses them on several cores."""
-    from termx.index.classes import Classes
     from termx.storage.classrows import class_rows
 
     part = transactions.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
-    c, df = shard.classes, shard.df
-    if min_freq > 2:
-        hot = np.flatnonzero(c.j - c.i + 1 >= min_freq)
-        advance(len(c) - len(hot))
-        c, df = Classes(c.i[hot], c.j[hot], c.lbl[hot], c.sil[hot]), df[hot]
-    cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]
+    c = shard.classes
+    hot = np.flatnonzero(c.j - c.i + 1 >= min_freq) if min_freq > 2 else None  # indexes, not copies of the rows
+    count = len(c) if hot is None else len(hot)
+    advance(len(c) - count)
+    cuts = [count * k // len(conns) for k in range(len(conns) + 1)]
 
     def load(conn: psycopg.Connection, lo: int, hi: int) -> None:
         with conn.transaction(), conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT BINARY)").format(part)) \
                 as copy:
-            chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], df[lo:hi],
-                                shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
+            if hot is None:
+                chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
+                                    shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
+            else:
+                chunks = class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens, blob,
+                                    offsets, joiner, rep_cap, rows=hot[lo:hi])
             for k, (data, rows) in enumerate(chunks):
                 copy.write(data)
                 advance(rows)
