@@ -29,7 +29,7 @@ def class_rows(shard_id: int, i: np.ndarray, j: np.ndarray, lbl: np.ndarray, sil
     current one, so encoding hides behind the database's COPY.
     """
     join = np.frombuffer(joiner, dtype=np.uint8).copy()
-    sel = np.empty(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    sel = np.empty(0, dtype=np.int32) if rows is None else np.asarray(rows, dtype=np.int32)  # class ids are int32
     total = len(i) if rows is None else len(sel)
 
     def encode(row: int) -> tuple[int, bytes]:

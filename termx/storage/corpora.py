@@ -287,7 +287,8 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
     part = transactions.class_partition(shard_id)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
-    hot = np.flatnonzero(c.j - c.i + 1 >= min_freq) if min_freq > 2 else None  # indexes, not copies of the rows
+    # the rows to store as int32 indexes (4 bytes a hot class), not copies of the rows
+    hot = np.flatnonzero(c.j - c.i + 1 >= min_freq).astype(np.int32) if min_freq > 2 else None
     count = len(c) if hot is None else len(hot)
     advance(len(c) - count)
     cuts = [count * k // len(conns) for k in range(len(conns) + 1)]
