@@ -7,6 +7,9 @@
 -- A class <i,j> exists per shard only: on a corpus of several shards each row is one shard's class (shard_no), with
 -- that shard's freq and df; the same longest member may appear once per shard (termx.stats sums a string's
 -- statistics over the shards).
+-- On a corpus built with --store-min-freq T > 2 (termx.corpus.params ->> 'store_min_freq') the table holds only the
+-- classes with freq >= T, so only those are listed; termx.classes(corpus, prefix) computes every class under a
+-- prefix from the arrays (the prefix's tokens; its cost grows with the prefix's occurrences).
 -- :corpus  corpus name
 -- :prefix  text the longest member starts with
 -- :limit   rows to return (default 100)

@@ -88,8 +88,8 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
 
         `documents`: paths (a path, or an iterable of them), or an iterable of Documents or (id, text) pairs;
         empty texts are skipped and counted. `options`: the fields of termx.index.options.IndexOptions (unit,
-        max_k, input, invalid, replace, append, fold_case, shard_size, sketches, workers, dask), with its defaults;
-        an existing name is CorpusExists unless replace=True."""
+        max_k, input, invalid, replace, append, fold_case, shard_size, sketches, store_min_freq, workers, dask), with
+        its defaults; an existing name is CorpusExists unless replace=True."""
         opts = IndexOptions(**options)
         paths, docs = _sources(documents)
         return self._build(name, paths, docs, opts, progress)
@@ -139,7 +139,7 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
         runner = _runner(opts)
         common: dict[str, Any] = {"unit": opts.unit, "max_k": opts.max_k, "replace": opts.replace,
                                   "progress": progress, "fold_case": opts.fold_case, "shard_size": opts.shard_bytes,
-                                  "append": opts.append, "runner": runner}
+                                  "append": opts.append, "runner": runner, "store_min_freq": opts.store_min_freq}
         if paths:
             summary = index_paths(self.engine, name, paths, mode=opts.input, on_invalid=opts.invalid, **common)
         else:

@@ -41,10 +41,12 @@ corpora = {Unit.byte: st.lists(chars, min_size=1, max_size=4), Unit.char: st.lis
            Unit.word: st.lists(word_text, min_size=1, max_size=4)}
 
 
-def build(engine, texts: list[str], unit: Unit, max_k: int = KMAX) -> LoadedIndex:  # type: ignore[no-untyped-def]
-    """Index `texts` as a fresh corpus and load it."""
+def build(engine, texts: list[str], unit: Unit, max_k: int = KMAX,  # type: ignore[no-untyped-def]
+          store_min_freq: int = 2) -> LoadedIndex:
+    """Index `texts` as a fresh corpus (class rows for freq >= `store_min_freq` only) and load it."""
     name = f"lookup-{uuid.uuid4().hex[:12]}"
-    index_documents(engine, name, [Document(f"d{n}", t) for n, t in enumerate(texts)], unit, max_k)
+    index_documents(engine, name, [Document(f"d{n}", t) for n, t in enumerate(texts)], unit, max_k,
+                    store_min_freq=store_min_freq)
     return load_index(engine, name)
 
 
@@ -96,12 +98,16 @@ def suffix_order(texts: list[str], unit: Unit, occ: list[tuple[int, int]]) -> li
     return sorted(occ, key=lambda o: stream[starts[o[0]] + o[1]:])
 
 
+@pytest.mark.parametrize("store_min_freq", [2, 3, 5])
 @pytest.mark.parametrize("unit", list(Unit))
-def test_every_substring_against_brute_force(engine, unit: Unit) -> None:  # type: ignore[no-untyped-def]
+def test_every_substring_against_brute_force(engine, unit: Unit,  # type: ignore[no-untyped-def]
+                                             store_min_freq: int) -> None:
+    """With every repeat stored (2) and with the classes rarer than 3 or 5 computed from the suffix array: the
+    library and the SQL function give the same rows, and both the brute-force answers."""
     @SETTINGS
     @given(texts=corpora[unit])
     def check(texts: list[str]) -> None:
-        index = build(engine, texts, unit)
+        index = build(engine, texts, unit, store_min_freq=store_min_freq)
         docs = token_lists(texts, unit)
         occurrences = substring_occurrences(docs)
         classes = brute_classes(docs)

@@ -32,9 +32,9 @@ IN_PROCESS = pool_runner(1)
 ALPHABETS = {Unit.byte: "ab_é", Unit.char: "日本ab", Unit.word: ["the", "cat", "a", ".", "mat"]}
 
 
-def _build(engine: Engine, groups: list[list[Document]], unit: Unit) -> str:
+def _build(engine: Engine, groups: list[list[Document]], unit: Unit, min_freq: int = 2) -> str:
     name = f"q-{uuid.uuid4().hex[:12]}"
-    save_shards(engine, name, groups, unit, KMAX, runner=IN_PROCESS)
+    save_shards(engine, name, groups, unit, KMAX, runner=IN_PROCESS, min_freq=min_freq)
     return name
 
 
@@ -51,17 +51,20 @@ def _texts(unit: Unit) -> st.SearchStrategy[list[str]]:
     return st.lists(doc, min_size=2, max_size=7)
 
 
-def _check(engine: Engine, texts: list[str], cuts: list[int], unit: Unit) -> None:
+def _check(engine: Engine, texts: list[str], cuts: list[int], unit: Unit, min_freq: int = 2) -> None:
+    """Per-string answers on one shard and on several, with class rows for freq >= `min_freq` only, against brute
+    force and the library; the per-shard listings of the class table too when it holds every class."""
     docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
     points = sorted({c for c in cuts if 0 < c < len(docs)}) or [1]
     bounds = [0, *points, len(docs)]
-    one, many = _build(engine, [docs], unit), _build(engine, [docs[a:b] for a, b in zip(bounds, bounds[1:],
-                                                                                          strict=False)], unit)
+    one = _build(engine, [docs], unit, min_freq)
+    many = _build(engine, [docs[a:b] for a, b in zip(bounds, bounds[1:], strict=False)], unit, min_freq)
     sharded = load_shards(engine, many)
     occurrences = substring_occurrences(token_lists(texts, unit))
     subs = [s for s in occurrences if as_pattern(s, unit) is not None]
     frequent = sorted(subs, key=lambda s: (-len(occurrences[s]), repr(s)))[:6]
-    for sub in frequent + [s for s in subs if len(occurrences[s]) == 1][:2]:
+    cold = [s for s in subs if 2 <= len(occurrences[s]) < min_freq][:4]
+    for sub in frequent + cold + [s for s in subs if len(occurrences[s]) == 1][:2]:
         pattern = as_pattern(sub, unit)
         assert pattern is not None
         occ = sorted(occurrences[sub])
@@ -91,7 +94,12 @@ def _check(engine: Engine, texts: list[str], cuts: list[int], unit: Unit) -> Non
         assert row["shards"] == library["shards"]
         assert [(r["freq"], r["df"]) for r in run_sql(engine, "stats", {"corpus": one, "pattern": pattern})] == \
             [(len(occ), want)]
-    _check_per_shard_queries(engine, many, sharded)
+        per_shard = _rows(engine, "SELECT * FROM termx.find_class_shards(:c, :p) WHERE freq > 0", c=many, p=pattern)
+        fields = ("i", "j", "freq", "df", "lbl", "sil", "shortest", "longest")
+        assert [{k: r[k] for k in fields} for r in per_shard] == \
+            [{k: x[k] for k in fields} for x in library["shards"]], pattern
+    if min_freq == 2:
+        _check_per_shard_queries(engine, many, sharded)
 
 
 def _check_per_shard_queries(engine: Engine, name: str, shards: list[LoadedIndex]) -> None:
@@ -124,6 +132,14 @@ settings_db = settings(max_examples=5, deadline=None, suppress_health_check=[Hea
 def test_sql_on_shards_is_the_one_shard_corpus_and_brute_force(engine: Engine, data: st.DataObject, unit: Unit,
                                                                cuts: list[int]) -> None:
     _check(engine, data.draw(_texts(unit)), cuts, unit)
+
+
+@settings_db
+@given(data=st.data(), unit=st.sampled_from(list(Unit)), cuts=cut_points, min_freq=st.sampled_from([3, 5]))
+def test_sql_on_shards_with_cold_classes(engine: Engine, data: st.DataObject, unit: Unit, cuts: list[int],
+                                         min_freq: int) -> None:
+    """Classes rarer than `min_freq` have no row, and every answer is the same."""
+    _check(engine, data.draw(_texts(unit)), cuts, unit, min_freq)
 
 
 def test_worked_example_across_shards(engine: Engine) -> None:

@@ -8,7 +8,8 @@ UPDATE termx.shard SET tokens = :tokens, classes = :classes, built_at = now(), s
 UPDATE termx.corpus SET tokens = :tokens, classes = :classes WHERE id = :id
 
 -- name: append_target
-SELECT id, unit, max_k, rep_cap, documents FROM termx.corpus WHERE name = :name
+SELECT id, unit, max_k, rep_cap, documents, coalesce((params ->> 'store_min_freq')::integer, 2)
+  FROM termx.corpus WHERE name = :name
 
 -- name: next_shard
 SELECT coalesce(max(shard_no) + 1, 0) FROM termx.shard WHERE corpus_id = :c

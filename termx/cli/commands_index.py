@@ -11,7 +11,7 @@ from termx.cli.output import Format, describe_deleted, render, to_json
 from termx.cli.progress_display import RichProgress
 from termx.cli.root import INDEX_PANEL, app
 from termx.database import IndexOptions, InputMode, OnInvalid
-from termx.defaults import DEMO_CORPUS, DEMO_TOP, Unit
+from termx.defaults import DEMO_CORPUS, DEMO_TOP, MAX_STORE_MIN_FREQ, Unit
 
 
 def _summary_rows(summary: dict) -> str:  # type: ignore[type-arg]
@@ -70,6 +70,12 @@ def index(
                                             "much UTF-8 text, by whole documents in input order (kB, MB, GB: "
                                             "powers of 1000; a larger document is a shard of its own).")]
     = IndexOptions.default("shard_size"),
+    store_min_freq: Annotated[int, typer.Option("--store-min-freq", min=2, max=MAX_STORE_MIN_FREQ,
+                                                help="Store a class row only for substrings that occur at least "
+                                                "this often (2: all that repeat); look-ups compute the rarer ones "
+                                                "from the suffix array, with the same answers (docs/scale-out.md). "
+                                                "--append keeps the corpus's.")]
+    = IndexOptions.default("store_min_freq"),
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes that build and "
                                                    "store shards in parallel [default: the cores].")]
     = IndexOptions.default("workers"),
@@ -89,7 +95,8 @@ def index(
     with RichProgress(enabled=not quiet) as progress:
         summary = Database(db).index(corpus, paths, progress=progress, unit=unit, max_k=max_k, input=input_mode,
                                      invalid=invalid, replace=replace, append=append, fold_case=fold_case,
-                                     shard_size=shard_size, sketches=sketches, workers=workers, dask=dask)
+                                     shard_size=shard_size, sketches=sketches, workers=workers, dask=dask,
+                                     store_min_freq=store_min_freq)
     if fmt is Format.json:
         emit(to_json(summary))
     elif fmt is Format.table:

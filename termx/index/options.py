@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
-from termx.defaults import DEFAULT_MAX_K, Unit
+from termx.defaults import DEFAULT_MAX_K, DEFAULT_STORE_MIN_FREQ, MAX_STORE_MIN_FREQ, Unit
 from termx.errors import InputError
 from termx.index.ingest import InputMode, OnInvalid
 
@@ -47,6 +47,9 @@ class IndexOptions:
     """At most this much UTF-8 text per shard, by whole documents in input order."""
     sketches: bool = False
     """Also store the bottom-k sketches that jdf(method="sketch") and related() read."""
+    store_min_freq: int = DEFAULT_STORE_MIN_FREQ
+    """Store a class row only for classes that occur at least this often (2: every non-trivial class); rarer ones
+    are computed from the suffix array when looked up, with the same answers. --append keeps the corpus's."""
     workers: int | None = None
     """Worker processes that build shards in parallel (None: the cores)."""
     dask: str | None = None
@@ -60,6 +63,9 @@ class IndexOptions:
             from termx.index.sharding import parse_size  # only when a size is given as text
 
             self.shard_size = parse_size(self.shard_size)
+        if not 2 <= self.store_min_freq <= MAX_STORE_MIN_FREQ:
+            raise InputError(f"`store_min_freq` {self.store_min_freq} is not between 2 and {MAX_STORE_MIN_FREQ}",
+                             params=("store_min_freq",))
         if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
             raise InputError(f"`workers` {self.workers} is not between 1 and {MAX_WORKERS} (4 per core)",
                              params=("workers",))

@@ -21,27 +21,30 @@ BUFFER_BYTES = 8 << 20
 
 def class_rows(shard_id: int, i: np.ndarray, j: np.ndarray, lbl: np.ndarray, sil: np.ndarray,
                df: np.ndarray, sa: np.ndarray, tokens: np.ndarray, blob: np.ndarray, offsets: np.ndarray,
-               joiner: bytes, rep_cap: int) -> Iterator[tuple[bytes, int]]:
-    """Yield (binary COPY bytes, rows in them) chunks for all classes, header first and trailer last.
+               joiner: bytes, rep_cap: int, rows: np.ndarray | None = None) -> Iterator[tuple[bytes, int]]:
+    """Yield (binary COPY bytes, rows in them) chunks for the classes `rows` (indexes into the class arrays, in
+    order; None: all of them), header first and trailer last. Selecting rows by index copies none of the arrays.
 
     The next chunk is encoded in a worker thread (the kernel releases the GIL) while the caller sends the
     current one, so encoding hides behind the database's COPY.
     """
     join = np.frombuffer(joiner, dtype=np.uint8).copy()
+    sel = np.empty(0, dtype=np.int32) if rows is None else np.asarray(rows, dtype=np.int32)  # class ids are int32
+    total = len(i) if rows is None else len(sel)
 
     def encode(row: int) -> tuple[int, bytes]:
         buf = np.empty(BUFFER_BYTES, dtype=np.uint8)
         stop, nbytes = _encode(row, shard_id, i, j, lbl, sil, df, sa, tokens, blob, offsets, join,
-                               rep_cap, REP_MAX_BYTES, buf)
+                               rep_cap, REP_MAX_BYTES, buf, sel, total)
         return stop, buf[:nbytes].tobytes()
 
     yield COPY_HEADER, 0
     row = 0
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(encode, row) if len(i) else None
+        pending = pool.submit(encode, row) if total else None
         while pending is not None:
             stop, data = pending.result()
-            pending = pool.submit(encode, stop) if stop < len(i) else None
+            pending = pool.submit(encode, stop) if stop < total else None
             yield data, stop - row
             row = stop
     yield COPY_TRAILER, 0
@@ -112,23 +115,24 @@ def _put_rep(buf, pos, start, length, tokens, blob, offsets, join, max_bytes):  
 
 @nb.njit(cache=True, nogil=True)
 def _encode(row, shard_id, ci, cj, clbl, csil, df, sa, tokens, blob, offsets, join, rep_cap,  # type: ignore[no-untyped-def]
-            max_bytes, buf):
-    """Encode rows from `row` on until the buffer could overflow; returns (next row, bytes written)."""
+            max_bytes, buf, sel, n):
+    """Encode rows from `row` on (of `n`: class sel[row], or class row when sel is empty) until the buffer could
+    overflow; returns (next row, bytes written)."""
     kmax = df.shape[1]
     worst = 2 + 6 * 8 + 4 + 20 + 8 * kmax + 4 + max_bytes + 16
     pos = 0
-    n = len(ci)
     while row < n and pos + worst <= len(buf):
         buf[pos] = 0
         buf[pos + 1] = 8
         pos += 2
-        i = ci[row]
-        j = cj[row]
+        c = sel[row] if len(sel) else row
+        i = ci[c]
+        j = cj[c]
         pos = _put_int4(buf, pos, shard_id)
         pos = _put_int4(buf, pos, i)
         pos = _put_int4(buf, pos, j)
-        pos = _put_int4(buf, pos, clbl[row])
-        pos = _put_int4(buf, pos, csil[row])
+        pos = _put_int4(buf, pos, clbl[c])
+        pos = _put_int4(buf, pos, csil[c])
         pos = _put_int4(buf, pos, j - i + 1)
         pos = _put32(buf, pos, 20 + 8 * kmax)
         pos = _put32(buf, pos, 1)
@@ -137,10 +141,10 @@ def _encode(row, shard_id, ci, cj, clbl, csil, df, sa, tokens, blob, offsets, jo
         pos = _put32(buf, pos, kmax)
         pos = _put32(buf, pos, 1)
         for k in range(kmax):
-            pos = _put_int4(buf, pos, df[row, k])
+            pos = _put_int4(buf, pos, df[c, k])
         length_at = pos
         pos += 4
-        length = min(csil[row], rep_cap)
+        length = min(csil[c], rep_cap)
         end = _put_rep(buf, pos, sa[i], length, tokens, blob, offsets, join, max_bytes)
         _put32(buf, length_at, end - pos)
         pos = end

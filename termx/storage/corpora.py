@@ -44,8 +44,10 @@ FILTER_CHUNK_BYTES = 64 << 10  # n-gram filters (termx.index.ngramfilter) are re
 
 def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, params: dict[str, Any] | None = None,
                 progress: Progress | None = None, timings: Timings | None = None,
-                rep_cap: int = DEFAULT_REP_CAP, on_load: Callable[[], None] | None = None) -> CorpusInfo:
+                rep_cap: int = DEFAULT_REP_CAP, on_load: Callable[[], None] | None = None,
+                min_freq: int = 2) -> CorpusInfo:
     """Write `shard` as corpus `name`; `replace` swaps out an existing corpus. Readers never wait on it.
+    Only classes with freq >= `min_freq` get a class row (store_shard).
 
     The new version is built nameless beside the old one (its own shard rows and class table) and swapped in by
     one short transaction; the old version is purged afterwards. `on_load` is called between the bulk loads
@@ -58,12 +60,13 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
         transactions.collect_garbage(conn, url)
         if not replace and _named(conn, name) is not None:
             raise _exists(name)
-        corpus_id, shard_id = _stage_rows(conn, shard, params or {}, rep_cap)
+        corpus_id, shard_id = _stage_rows(conn, shard, {**(params or {}), "store_min_freq": min_freq}, rep_cap)
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             with contextlib.ExitStack() as helpers:
                 extra = (helpers.enter_context(transactions.connection(engine)) for _ in range(STORE_CONNECTIONS - 1))
                 conns = [conn, *extra]
-                store_shard(conns, corpus_id, shard_id, shard, rep_cap, timings, progress, on_load=on_load)
+                store_shard(conns, corpus_id, shard_id, shard, rep_cap, timings, progress, on_load=on_load,
+                            min_freq=min_freq)
             fault_point("staged")
             swap.old = _swap(conn, name, corpus_id, [shard_id], replace, timings)
     return get_corpus(engine, name)
@@ -71,10 +74,11 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
 
 def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: int, shard: Shard, rep_cap: int,
                 timings: Timings, progress: Progress, first_doc: int = 0, vocab: bool = True,
-                on_load: Callable[[], None] | None = None) -> None:
+                on_load: Callable[[], None] | None = None, min_freq: int = 2) -> None:
     """Load a built shard into its staged rows and class table, and index that table: documents, `vocab` (when
-    the shard is the whole corpus) and arrays in one transaction on the first connection, then the class rows
-    and the indexes spread over all of `conns` (each piece commits; nothing is visible before the swap)."""
+    the shard is the whole corpus) and arrays in one transaction on the first connection, then the rows of the
+    classes with freq >= `min_freq` and the indexes spread over all of `conns` (each piece commits; nothing is
+    visible before the swap). The rarer classes are computed from the arrays when looked up."""
     conn = conns[0]
     with conn.transaction():
         with timings.stage("store documents", progress, len(shard.documents)) as advance:
@@ -85,7 +89,7 @@ def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: i
         if on_load:
             on_load()
     with timings.stage("store classes", progress, len(shard.classes)) as advance:
-        _copy_classes(conns, shard_id, shard, rep_cap, advance)
+        _copy_classes(conns, shard_id, shard, rep_cap, advance, min_freq)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
         partitions.index(conns, CLASSES, shard_id)
@@ -246,20 +250,28 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
 
 
 def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Shard, rep_cap: int,
-                  advance: Callable[[int], None]) -> None:
-    """The class rows by binary COPY: one contiguous run of rows per connection, all loaded at the same time
-    (each run in its own transaction, or a savepoint of the caller's), so the server parses them on several
-    cores."""
+                  advance: Callable[[int], None], min_freq: int = 2) -> None:
+    """The rows of the classes with freq >= `min_freq` by binary COPY: one contiguous run of rows per connection,
+    all loaded at the same time (each run in its own transaction, or a savepoint of the caller's), so the server
+    parses them on several cores."""
     from termx.storage.classrows import class_rows
 
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
-    cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]
+    # the rows to store as int32 indexes (4 bytes a hot class), not copies of the rows
+    hot = np.flatnonzero(c.j - c.i + 1 >= min_freq).astype(np.int32) if min_freq > 2 else None
+    count = len(c) if hot is None else len(hot)
+    advance(len(c) - count)
+    cuts = [count * k // len(conns) for k in range(len(conns) + 1)]
 
     def load(conn: psycopg.Connection, lo: int, hi: int) -> None:
         with conn.transaction(), partitions.copy(conn, CLASSES, shard_id) as copy:
-            chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
-                                shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
+            if hot is None:
+                chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
+                                    shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)
+            else:
+                chunks = class_rows(shard_id, c.i, c.j, c.lbl, c.sil, shard.df, shard.sa, shard.tokens.tokens, blob,
+                                    offsets, joiner, rep_cap, rows=hot[lo:hi])
             for k, (data, rows) in enumerate(chunks):
                 copy.write(data)
                 advance(rows)

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from termx.defaults import DEFAULT_REP_CAP
+from termx.defaults import DEFAULT_REP_CAP, DEFAULT_STORE_MIN_FREQ
 from termx.errors import InputError
 from termx.index.build import DEFAULT_MAX_K, build_shard
 from termx.index.fold import fold_case as fold
@@ -66,10 +66,12 @@ def check_corpus_name(name: str) -> None:
 def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
                 replace: bool = False, progress: Progress | None = None, fold_case: bool = False,
-                shard_size: int | None = None, append: bool = False, runner: Runner | None = None) -> IndexSummary:
+                shard_size: int | None = None, append: bool = False, runner: Runner | None = None,
+                store_min_freq: int = DEFAULT_STORE_MIN_FREQ) -> IndexSummary:
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`; `append`
     adds them to the existing corpus as new shards); `shard_size` cuts them into shards of at most that many
-    bytes of text, built by `runner` (default: a pool of worker processes, one per core)."""
+    bytes of text, built by `runner` (default: a pool of worker processes, one per core); `store_min_freq`: see
+    index_documents."""
     check_corpus_name(name)
     if not append:
         require_new_corpus(engine, name, replace)
@@ -78,15 +80,19 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
         docs, report = read_documents(paths, mode, on_invalid)
     return index_documents(engine, name, docs, unit, max_k, replace, progress, timings, report,
                            {"paths": paths, "input": mode.value, "invalid": on_invalid.value}, fold_case, shard_size,
-                           append, runner)
+                           append, runner, store_min_freq)
 
 
 def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: Unit = Unit.byte,
                     max_k: int = DEFAULT_MAX_K, replace: bool = False, progress: Progress | None = None,
                     timings: Timings | None = None, report: ReadReport | None = None,
                     params: dict[str, Any] | None = None, fold_case: bool = False, shard_size: int | None = None,
-                    append: bool = False, runner: Runner | None = None) -> IndexSummary:
+                    append: bool = False, runner: Runner | None = None,
+                    store_min_freq: int = DEFAULT_STORE_MIN_FREQ) -> IndexSummary:
     """Index documents already in memory (the demo and the experiments use this directly).
+
+    Only classes that occur at least `store_min_freq` times get a row in termx.class (the corpus's params record
+    it; an append keeps the corpus's); look-ups compute the rarer ones from the suffix array, with the same answers.
 
     `fold_case` indexes the texts lower-cased (termx.index.fold: lengths kept, so offsets are the original's);
     the corpus's params record it and every look-up folds its pattern the same way. Documents that make one
@@ -98,6 +104,8 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
         raise InputError("`max_k` must be at least 1", params=("max_k",))
     if replace and append:
         raise InputError("`replace` and `append` exclude each other", params=("replace", "append"))
+    if store_min_freq < 2:
+        raise InputError("`store_min_freq` must be at least 2", params=("store_min_freq",))
     timings = timings if timings is not None else Timings()
     report = report or ReadReport()
     deleted = dependents(engine, name) if replace else {}
@@ -109,12 +117,12 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     if len(groups) > 1 or append or runner is not None:
         params["shard_size"] = shard_size
         _, results = save_shards(engine, name, groups, unit, max_k, replace, append, params, runner, progress,
-                                 timings)
+                                 timings, min_freq=store_min_freq)
         trivial = sum(r.trivial_classes for r in results)
     else:
         shard = build_shard(docs, unit, max_k, progress, timings, ngram_filter=False)  # one shard: no reader
         params["build_seconds"] = round(time.perf_counter() - t0, 4)
-        save_corpus(engine, name, shard, replace, params, progress, timings)
+        save_corpus(engine, name, shard, replace, params, progress, timings, min_freq=store_min_freq)
         trivial = shard.trivial_classes
     info = get_corpus(engine, name)
     return IndexSummary(name, info.unit, info.max_k, info.tokens, info.documents, info.classes, trivial,

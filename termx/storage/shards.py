@@ -48,17 +48,19 @@ class _Target:
     vocab: list[str] | None
     next_shard: int
     next_doc: int
+    min_freq: int = 2
 
 
 def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]], unit: Unit, max_k: int,
                 replace: bool = False, append: bool = False, params: dict[str, Any] | None = None,
                 runner: Runner | None = None, progress: Progress | None = None, timings: Timings | None = None,
-                rep_cap: int = DEFAULT_REP_CAP) -> tuple[CorpusInfo, list[ShardResult]]:
+                rep_cap: int = DEFAULT_REP_CAP, min_freq: int = 2) -> tuple[CorpusInfo, list[ShardResult]]:
     """Store `groups` (the documents of each shard, in order) as corpus `name`, built by `runner`.
 
     A new corpus (or `replace`) appears whole in one short transaction; `append` adds the groups as new shards
-    of the existing corpus `name` in one transaction (its unit, max_k and rep_cap apply; document names must be
-    new). Readers see the old corpus or the new one, never a mix.
+    of the existing corpus `name` in one transaction (its unit, max_k, rep_cap and store_min_freq apply; document
+    names must be new). Class rows are stored for the classes with freq >= `min_freq` only. Readers see the old
+    corpus or the new one, never a mix.
     """
     progress = progress or Silent()
     timings = timings if timings is not None else Timings()
@@ -67,13 +69,14 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
     worker_url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with transactions.connection(engine) as conn, transactions.conflicts_as_errors(f"corpus {name!r}"):
         transactions.collect_garbage(conn, url)
-        target = _target(conn, name, unit, max_k, rep_cap, replace, append)
+        target = _target(conn, name, unit, max_k, rep_cap, replace, append, min_freq)
         with timings.stage("vocabulary", progress):
             vocab = _grow_vocab(target.vocab, [d.text for g in groups for d in g], target.unit)
         if append:
             assert target.corpus_id is not None
             groups = new_names(conn, target.corpus_id, groups)
-        corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {})
+        corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab,
+                                  {**(params or {}), "store_min_freq": target.min_freq})
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
@@ -113,20 +116,21 @@ def _guarded(results: Iterable[ShardResult]) -> Iterator[ShardResult]:
 
 
 def _target(conn: psycopg.Connection, name: str, unit: Unit, max_k: int, rep_cap: int, replace: bool,
-            append: bool) -> _Target:
+            append: bool, min_freq: int = 2) -> _Target:
     existing = run_internal(conn, "shards.append_target", name=name).fetchone()
     if not append:
         if existing is not None and not replace:
             raise CorpusExists(f"corpus {name!r} already exists", "use `replace=True` to rebuild it, or termx drop",
                                params=("replace",))
-        return _Target(None, unit, max_k, rep_cap, None, 0, 0)
+        return _Target(None, unit, max_k, rep_cap, None, 0, 0, min_freq)
     if existing is None:
         raise corpus_not_found(conn, name, f"no corpus named {name!r} to append to",
                                "build it first without `append`", ("append",))
-    corpus_id, stored_unit, stored_k, stored_cap, documents = existing
+    corpus_id, stored_unit, stored_k, stored_cap, documents, stored_min_freq = existing
     vocab = None if stored_unit == "byte" else [r[0] for r in run_internal(conn, "corpora.vocab", c=corpus_id)]
     next_shard = run_internal(conn, "shards.next_shard", c=corpus_id).fetchone()[0]  # type: ignore[index]
-    return _Target(corpus_id, Unit(stored_unit), stored_k, stored_cap, vocab, next_shard, documents)
+    return _Target(corpus_id, Unit(stored_unit), stored_k, stored_cap, vocab, next_shard, documents,
+                   stored_min_freq)
 
 
 def _grow_vocab(old: list[str] | None, texts: list[str], unit: Unit) -> list[str] | None:
@@ -156,7 +160,7 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
                                     documents=len(group), first_doc=first_doc).fetchone()[0]  # type: ignore[index]
             partitions.create(conn, CLASSES, shard_id)
             tasks.append(ShardTask(url, corpus_id, shard_id, shard_no, first_doc, list(group), target.unit, vocab,
-                                   target.max_k, target.rep_cap))
+                                   target.max_k, target.rep_cap, target.min_freq))
             first_doc += len(group)
         if vocab is not None:
             known = len(target.vocab or [])
