@@ -35,6 +35,7 @@ class ShardTask:
     vocab: list[str] | None
     max_k: int
     rep_cap: int
+    min_freq: int = 2     # class rows only for freq >= this (corpora.store_shard)
     connections: int = 1  # to the database, for loading the shard (corpora.store_shard)
 
 
@@ -60,7 +61,7 @@ def build_and_store(task: ShardTask) -> ShardResult:
     with contextlib.ExitStack() as stack:
         conns = [stack.enter_context(psycopg.connect(task.url, autocommit=True)) for _ in range(task.connections)]
         store_shard(conns, task.corpus_id, task.shard_id, shard, task.rep_cap, timings, Silent(), task.first_doc,
-                    vocab=False)
+                    vocab=False, min_freq=task.min_freq)
         seconds = time.perf_counter() - t0
         run_internal(conns[0], "shards.shard_built", tokens=shard.tokens.n_tokens, classes=len(shard.classes),
                      seconds=round(seconds, 4), id=task.shard_id)
