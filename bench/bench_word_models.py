@@ -46,7 +46,7 @@ from termx.index.ingest import Document
 from termx.storage.corpora import drop_corpus
 from termx.storage.index_loader import LoadedIndex, load_index
 from termx.wordbreak import Scorer, Segmenter, corpus_candidates
-from termx.wordbreak.model import document_chunks
+from termx.wordbreak.corpus_passes import document_chunks
 from termx.wordbreak.scoring import adaptation_ratio
 from termx.wordbreak.viterbi import WordScores
 
