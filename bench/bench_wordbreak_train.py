@@ -29,7 +29,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 
 def child(data: str, size: int, held_out: int) -> None:
     """Train, compact and segment in this process (the checkout on sys.path); print timings and digests as JSON."""
-    sys.path.insert(0, str(REPOSITORY))
+    sys.path.append(str(REPOSITORY))  # for bench._data, after PYTHONPATH: termx is the checkout's
     from bench._data import pku_gold_lines, reuters_documents
     from termx.index.build import build_shard
     from termx.index.ingest import Document
@@ -76,7 +76,8 @@ def child(data: str, size: int, held_out: int) -> None:
         digest.update(np.ascontiguousarray(part).tobytes())
     digest.update(json.dumps(words).encode())
     print(json.dumps({"train": trained, "segment": segmented, "chars": sum(map(len, lines)),  # noqa: T201
-                      "tokens": int(len(index.tokens)), "digest": digest.hexdigest()}))
+                      "tokens": int(len(index.tokens)), "digest": digest.hexdigest(),
+                      "termx": str(Path(sys.modules["termx"].__file__ or "").parent)}))
 
 
 def measure(checkout: Path, data: str, size: int, held_out: int) -> dict[str, float | str]:
@@ -111,6 +112,8 @@ def main() -> None:
         best = {label: {key: min(float(x[key]) for x in got) for key in ("train", "segment")}
                 for label, got in runs.items()}
         digests = {label: {str(x["digest"]) for x in got} for label, got in runs.items()}
+        for label, path in checkouts.items():
+            assert {str(x["termx"]) for x in runs[label]} == {str(Path(path).resolve() / "termx")}, "wrong termx"
         first = runs["new"][0]
         print(f"{data}: {first['tokens']} training tokens, {first['chars']} new characters")  # noqa: T201
         for label in checkouts:
