@@ -126,12 +126,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed calls per pass and round (the best is kept)")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--compare", type=Path, help="a checkout (holding termx/) to take turns with")
+    parser.add_argument("--only", action="append", help="time only the passes whose name starts with this")
     args = parser.parse_args()
     codes = {"new": {"classes": classes, "docfreq": docfreq, "tree": tree, "sketches": sketches,
                       "candidates": candidates}}
     if args.compare:
         codes = {"old": load_old(args.compare), **codes}
     tokens, runs = passes(args.size)
+    runs = {name: run for name, run in runs.items() if not args.only or name.startswith(tuple(args.only))}
     for run in runs.values():  # numba's cached kernels are loaded (or compiled) here, not timed
         for modules in codes.values():
             run(modules)

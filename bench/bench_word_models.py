@@ -47,7 +47,7 @@ from termx.storage.corpora import drop_corpus
 from termx.storage.index_loader import load_index
 from termx.storage.indexer import index_documents
 from termx.wordbreak import Scorer, Segmenter, corpus_candidates
-from termx.wordbreak.model import document_chunks
+from termx.wordbreak.corpus_passes import document_chunks
 from termx.wordbreak.scoring import adaptation_ratio
 from termx.wordbreak.viterbi import WordScores
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termx.wordbreak import Scorer, Segmenter, text_candidates, text_ids
-from termx.wordbreak.model import document_chunks
+from termx.wordbreak.corpus_passes import document_chunks
 from termx.wordbreak.nvbe import autonomy_table
 
 from .test_segment import brute_entropy, memory_index

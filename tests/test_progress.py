@@ -132,11 +132,11 @@ def test_small_corpus_training_advances_in_many_steps_with_identical_counts(monk
     """Training passes advance per chunk of about 1/64 of the corpus (not per 2^20 tokens, which left a bar under
     a million tokens at 0/N); the chunking changes no count. The minimum chunk is lowered to make 48 short
     documents a 'large' corpus."""
-    from termx.wordbreak import model
+    from termx.wordbreak import corpus_passes
 
     index = memory_index(TEXTS * 4)
     whole = Segmenter(index, Scorer.branching, 8, {}).model
-    monkeypatch.setattr(model, "MIN_CHUNK_TOKENS", 16)
+    monkeypatch.setattr(corpus_passes, "MIN_CHUNK_TOKENS", 16)
     recorder = Recorder()
     fine = Segmenter(index, Scorer.branching, 8, {}, recorder).model
     assert whole is not None and fine is not None
@@ -147,7 +147,7 @@ def test_small_corpus_training_advances_in_many_steps_with_identical_counts(monk
         assert len(seen[name][1]) >= 10, (name, seen[name][1])
     np.testing.assert_array_equal(fine.trained[0], whole.trained[0])
     assert fine.trained[1] == whole.trained[1]
-    np.testing.assert_array_equal(fine.trained_sequence, whole.trained_sequence)
+    np.testing.assert_array_equal(fine.trained.sequence, whole.trained.sequence)
     assert whole.reestimated is not None and fine.reestimated is not None
     np.testing.assert_array_equal(fine.reestimated[0], whole.reestimated[0])
 
@@ -175,7 +175,7 @@ def test_long_kernels_release_the_gil() -> None:
     """The kernels that run for seconds without returning release the GIL, so rich's refresh thread redraws the
     bar (its spinner, elapsed time) meanwhile; they touch only arrays and typed dicts."""
     from termx.tbl import _kernels
-    from termx.wordbreak import model
+    from termx.wordbreak import corpus_passes
 
-    assert model._count_chunk.targetoptions.get("nogil") is True
+    assert corpus_passes._count_chunk.targetoptions.get("nogil") is True
     assert _kernels.learn_rules.targetoptions.get("nogil") is True

@@ -19,8 +19,9 @@ from termx.evaluation.metrics import segmentation_prf
 from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit
 from termx.wordbreak import Scorer, Segmenter, char_lengths, corpus_candidates, viterbi
+from termx.wordbreak.corpus_passes import add_pair_bonus, bigram_counts
 from termx.wordbreak.entropy import corpus_classes
-from termx.wordbreak.model import DEFAULTS, add_pair_bonus, bigram_counts
+from termx.wordbreak.model import DEFAULTS
 from termx.wordbreak.viterbi import WordScores, forward_bigram
 from tests.test_segment import memory_index
 

@@ -14,8 +14,9 @@ from termx.errors import InputError
 from termx.evaluation.metrics import segmentation_prf
 from termx.progress import Silent
 from termx.wordbreak import Scorer, Segmenter, corpus_candidates
+from termx.wordbreak.corpus_passes import attach_suffixes, bound_suffixes
 from termx.wordbreak.entropy import corpus_classes, effective_classes
-from termx.wordbreak.model import DEFAULTS, attach_suffixes, bound_suffixes
+from termx.wordbreak.model import DEFAULTS
 from tests.test_segment import memory_index
 from tests.test_segment_passes import _count, _doc_spans
 
@@ -115,8 +116,8 @@ def test_a_pass_with_suffixes_counts_the_segmentation_it_claims() -> None:
     options = {"window": 4, "theta0": 8.0, "pass_weight": 2.0, "pass_theta": 4.0, "suffix": 0.2, "suffix_stems": 2}
     by = Segmenter(index, Scorer.branching, 8, {**options, "passes": 0, "weight": 2.0, "theta": 4.0})
     assert by.model is not None
-    plain = by.model._count_words(by.model.log_p, by.model.log_p_unknown, 2.0, 4.0, Silent())[2]
-    bound = by.model.bound_suffixes(plain)
+    plain = by.model.passes.count_words(by.model.log_p, by.model.log_p_unknown, 2.0, 4.0, Silent())[2]
+    bound = by.model.passes.bound_suffixes(plain, by.model.params.suffix, by.model.params.suffix_stems)
     assert bound.any()
     attached = []
     for (start, stop), cuts in zip(_doc_spans(index), by.corpus_spans(_doc_spans(index)), strict=True):

@@ -55,70 +55,67 @@ def _find(st_start, sp, p):  # type: ignore[no-untyped-def]
 
 @nb.njit(cache=True)
 def _class_walk(lcp, doc, n_docs, kmax, depth, ci, cj, clbl, csil, df):  # type: ignore[no-untyped-def]
-    """The class walk (termx/index/walk.py) written out, with the cdf_k count of the slides: each rank w adds 1
-    per k to the deepest open frame holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL,
-    SIL, df_k = cdf_k - cdf_(k+1)) and hands its counts to its parent: O(N * k) plus the frames stepped over.
+    """The class walk (termx/index/walk.py) with the cdf_k count of the slides: each rank w adds 1 per k to the
+    deepest open frame holding neighbor^(k-1)[w], and a popped frame writes its class (i, j, LBL, SIL,
+    df_k = cdf_k - cdf_(k+1)) and hands its counts to its parent: O(N * k) plus the frames stepped over.
 
     Only neighbor^1 is searched (a step down the stack from the top). The frame holding an earlier rank q is the
     lowest the stack came down to since q (frames below that were never popped, the one above was pushed after
     q), so the frame for neighbor^k is min(frame for neighbor^(k-1), the lowest frame between neighbor^k and
     neighbor^(k-1)) -- and that lowest frame is what the search found when neighbor^(k-1) was w's document's
     newest rank. Those minima are kept per document (`low`, a few kB): no search, no branch for k >= 2.
-    Frame 0 (the sentinel, never popped) collects the counts of chains shorter than k.
-
-    Not walk.walk with hooks: numba compiles this loop ~38 % slower that way (the neighbor chain's per-k loops
-    inside any function, inlined or not), and it is the build's df_k stage (bench/bench_walk.py)."""
-    n = len(lcp)
-    st_start = np.zeros(depth + 1, dtype=np.int32)
-    st_sil = np.zeros(depth + 1, dtype=np.int32)
+    Frame 0 (the sentinel, never popped) collects the counts of chains shorter than k."""
     counts = np.zeros((depth + 1, kmax), dtype=np.int32)
     last = np.full(n_docs, -1, dtype=np.int32)  # the newest rank of each document so far: neighbor[w]
     low = np.zeros((n_docs, max(kmax - 2, 1)), dtype=np.int32)  # low[d, k - 2]: frame between neighbor^k, ^(k-1)
-    st_sil[0] = -1
-    sp = 0
-    m = 0
-    for w in range(n):
-        h = lcp[w]
-        if h > st_sil[sp]:
-            sp += 1
-            st_start[sp] = w
-            st_sil[sp] = h
-            counts[sp, :] = 0
-        counts[sp, 0] += 1  # neighbor^0[w] = w lies in the top frame
-        d = doc[w]
-        p = last[d]
-        f = 0
-        if p >= 0:
-            f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
-            f -= st_start[f] > p  # most steps are 0 or 1 frame: the first without a branch
-            while st_start[f] > p:
-                f -= 1
-            counts[f, 1] += 1
-        g = f
-        for k in range(2, kmax):
-            g = min(g, low[d, k - 2])
-            counts[g, k] += 1
-        for k in range(kmax - 3, 0, -1):
-            low[d, k] = low[d, k - 1]
-        if kmax > 2:
-            low[d, 0] = f
-        last[d] = w
-        while h < st_sil[sp]:
-            i = st_start[sp]
-            ci[m] = i
-            cj[m] = w
-            csil[m] = st_sil[sp]
-            clbl[m] = max(lcp[i - 1] if i > 0 else 0, h)
-            for k in range(kmax - 1):
-                df[m, k] = counts[sp, k] - counts[sp, k + 1]
-            m += 1
-            if h <= st_sil[sp - 1]:
-                for k in range(kmax):
-                    counts[sp - 1, k] += counts[sp, k]
-                sp -= 1
-            else:
-                st_sil[sp] = h
-    return m
+    return walk(lcp, depth, (lcp, doc, kmax, counts, last, low, ci, cj, clbl, csil, df), _zero_counts,
+                _count_neighbors, _write_df)
+
+
+@nb.njit(inline="always")
+def _zero_counts(state, sp, w):  # type: ignore[no-untyped-def]
+    state[3][sp, :] = 0
+
+
+@nb.njit(inline="always")
+def _count_neighbors(state, sp, w, st_start):  # type: ignore[no-untyped-def]
+    """Rank w adds 1 to the top frame (neighbor^0[w] = w) and, per k, to the frame holding neighbor^k[w].
+
+    Every array's last use is unconditional: a last use inside a branch made numba keep the array in a
+    loop-carried variable, and this walk 1.38x slower (bench/bench_walk.py)."""
+    _, doc, kmax, counts, last, low, _, _, _, _, _ = state
+    counts[sp, 0] += 1
+    d = doc[w]
+    p = last[d]
+    last[d] = w
+    f = 0
+    if p >= 0:
+        f = sp  # frame 1 starts at rank 0 and is never popped: the steps stop there
+        while st_start[f] > p:
+            f -= 1
+    counts[f, 1] += p >= 0
+    g = f
+    for k in range(2, kmax):
+        g = min(g, low[d, k - 2])
+        counts[g, k] += 1
+    for k in range(kmax - 3, 0, -1):
+        low[d, k] = low[d, k - 1]
+    low[d, 0] = f  # (never read when kmax = 2)
+
+
+@nb.njit(inline="always")
+def _write_df(state, m, sp, i, j, sil, h, closes):  # type: ignore[no-untyped-def]
+    """Class m's row and df_k; a closing frame hands its counts to its parent."""
+    lcp, _, kmax, counts, _, _, ci, cj, clbl, csil, df = state
+    ci[m] = i
+    cj[m] = j
+    csil[m] = sil
+    clbl[m] = max(lcp[i - 1] if i > 0 else 0, h)
+    for k in range(kmax - 1):
+        df[m, k] = counts[sp, k] - counts[sp, k + 1]
+    if closes:
+        for k in range(kmax):
+            counts[sp - 1, k] += counts[sp, k]
 
 
 def pointer_counts(lcp: np.ndarray, n_classes: int, pointers: np.ndarray, bucket: np.ndarray,

@@ -2,8 +2,7 @@
 
 The walk is a depth-first traversal of the class tree (docs/design.md, "Classes"): it pushes a frame when LCP
 rises, and pops the classes <i,j> in walk order (j ascending, then i descending: children before parents). A
-pass (classes, pointer buckets, the sketches' stack depth) supplies what happens at each step (docfreq's df_k and
-the sketch merges keep the loop written out: numba compiles them 1.15-1.38x slower as hooks; docs/design.md):
+pass (classes, df_k, pointer buckets, the sketch merges and their stack depth) supplies what happens at each step:
 
 - `on_push(state, sp, w)`: frame sp was just opened at rank w;
 - `on_rank(state, sp, w, st_start)`: rank w lies in the top frame sp (`st_start[1..sp]`: the open frames' starts,
@@ -14,9 +13,11 @@ the sketch merges keep the loop written out: numba compiles them 1.15-1.38x slow
 
 `walk` is inlined into each pass at compile time (numba `inline="always"`) with the hooks as constants: passing
 @njit functions as run-time arguments instead would make numba unable to cache the pass, and the inlined walk
-runs as fast as the written-out loops it replaced (bench/bench_walk.py). Caveat of that inlining: numba's cache
-of a pass is keyed on the pass's own source file, so after editing this file, clear the callers' caches
-(`__pycache__/*.nbi`, `*.nbc`).
+runs as fast as the written-out loops it replaced (bench/bench_walk.py). Two caveats of that inlining: numba's
+cache of a pass is keyed on the pass's own source file, so after editing this file, clear the callers' caches
+(`__pycache__/*.nbi`, `*.nbc`); and a hook should use each of its arrays for the last time outside any branch, else
+numba may carry the array in a loop variable and the pass runs slower (df_k's rank hook was 1.38x slower so;
+docs/design.md).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -162,6 +163,25 @@ class Branching:
     reverse: LoadedIndex   # the same documents, each reversed (classes only, no df)
     reverse_tree: ClassTree
     mean: np.ndarray       # (2, NB) mean h_R, h_L of n-grams over corpus positions
+
+
+class EvidenceTables(NamedTuple):
+    """What boundary evidence reads besides a span's candidates and classes, one value for the numba kernels: SIL
+    and branching entropy of every class of both directions, the mean entropies, the class bonus (class_bonus) and
+    whether a run of digits, letters or Katakana is a word (run_lengths)."""
+
+    fsil: np.ndarray
+    fbranch: np.ndarray
+    rsil: np.ndarray
+    rbranch: np.ndarray
+    mean: np.ndarray
+    bonus: np.ndarray
+    runs: bool
+
+    @classmethod
+    def of(cls, index: LoadedIndex, tree: ClassTree, br: Branching, bonus: np.ndarray, runs: bool) -> EvidenceTables:
+        """The tables of a corpus's index and its reverse index."""
+        return cls(index.cls_sil, tree.branches, br.reverse.cls_sil, br.reverse_tree.branches, br.mean, bonus, runs)
 
 
 def reversed_index(index: LoadedIndex) -> LoadedIndex:
@@ -307,3 +327,14 @@ def _evidence(fcand, rcand, fsil, fbranch, rsil, rbranch, mean, classes, bonus, 
                         if shorter >= 0:
                             e += h - shorter
         out[b] = e + bonus[eff[b - 1], eff[b]]
+
+
+@nb.njit(cache=True)
+def span_evidence(fcand, rcand, lo, hi, rlo, classes, tables, ev_lo, ev, runs):  # type: ignore[no-untyped-def]
+    """Boundary evidence of each span k (rows lo[k]..hi[k]-1, reversal rows rlo[k]..) into ev[ev_lo[k]:], its
+    run lengths (run_lengths) into runs[ev_lo[k]:]."""
+    for k in range(len(lo)):
+        n = hi[k] - lo[k]
+        _evidence(fcand[lo[k]:hi[k]], rcand[rlo[k]:rlo[k] + n], tables.fsil, tables.fbranch, tables.rsil,
+                  tables.rbranch, tables.mean, classes[lo[k]:hi[k]], tables.bonus, ev[ev_lo[k]:ev_lo[k] + n + 1])
+        run_lengths(classes[lo[k]:hi[k]], tables.runs, runs[ev_lo[k]:ev_lo[k] + n])

@@ -55,32 +55,25 @@ lost to the unigram model on the PKU devtest: docs/segment.md.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 
-import numba as nb
 import numpy as np
 
 from termx.index.loaded_index import LoadedIndex
 from termx.progress import Progress, Silent
-from termx.wordbreak.candidates import ClassTree, char_lengths, corpus_candidates
+from termx.wordbreak.candidates import ClassTree
+from termx.wordbreak.corpus_passes import Bigram, CorpusPasses, Counts, document_chunks, word_types
 from termx.wordbreak.entropy import (
     BRANCHING_STEPS,
-    UNSPACED,
-    Branching,
+    EvidenceTables,
     _evidence,
     branching,
     class_bonus,
-    corpus_classes,
-    effective_classes,
     run_lengths,
+    span_evidence,
 )
 from termx.wordbreak.nvbe import autonomy_table
-from termx.wordbreak.viterbi import WordScores, _cuts, _forward, _word_scores, evidence_offsets, forward_bigram
-
-CHUNK_TOKENS = 1 << 20
-PROGRESS_STEPS = 64  # training passes advance their bar about this often (chunks of at least MIN_CHUNK_TOKENS)
-MIN_CHUNK_TOKENS = 1 << 14
+from termx.wordbreak.viterbi import WordScores, evidence_offsets
 
 
 @dataclass(frozen=True)
@@ -139,37 +132,46 @@ DEFAULTS: dict[str, BranchingParams] = {
 
 
 class BranchingModel:
-    """Branching entropies of a corpus and its self-trained unigram word model."""
+    """Branching entropies of a corpus and its self-trained unigram word model.
+
+    Training is a pipeline of stages, each run once, in order (module docstring): the reverse index and mean
+    entropies (`branching`), the counting passes' inputs (`CorpusPasses`), self-training (step 1-2), the autonomy
+    table (ν ≠ 0), the re-estimation and bigram passes (steps 4-5, `_reestimate`) and the final word values (3).
+    `set_final` repeats only the last two."""
 
     def __init__(self, index: LoadedIndex, tree: ClassTree, max_len: int, params: BranchingParams,
                  progress: Progress | None = None) -> None:
         progress = progress or Silent()
-        self.index = index
-        self.tree = tree
-        self.params = params
+        self.index, self.tree, self.params, self.max_len = index, tree, params, max_len
         self.width = max(max_len, params.window)
-        self.max_len = max_len
         progress.start("reverse index", BRANCHING_STEPS)
-        self.branching: Branching = branching(index, tree, params.window, progress.advance)
+        self.branching = branching(index, tree, params.window, progress.advance)
         progress.finish()
-        sil = np.minimum(index.cls_sil.astype(np.int64), max_len)
-        self.type_count = np.maximum(sil - index.cls_lbl, 0)
-        self.type_offset = np.concatenate([[0], np.cumsum(self.type_count)[:-1]]).astype(np.int64)
-        self.trained = self._self_train(progress)
-        self.autonomy, self.autonomy_single = np.zeros(len(self.trained[0])), 0.0
+        self.type_count, self.type_offset = word_types(index, max_len)
+        tables = EvidenceTables.of(index, tree, self.branching, self.bonus, bool(params.runs))
+        self.passes = CorpusPasses(index, tree, self.branching, tables, max_len, self.width, self.type_offset,
+                                   int(self.type_count.sum()))
+        progress.start("self-training", int(index.doc_len.astype(np.int64).sum()))
+        # the whole score with λ = 0 and every candidate a word (value 0), θ = θ₀
+        self.trained: Counts = self.passes.count_words(np.zeros(self.passes.size), 0.0, 0.0, params.theta0,
+                                                       progress)
+        progress.finish()
         self.has_autonomy = bool(params.autonomy)
-        if self.has_autonomy:
-            progress.start("autonomy", None)
-            values, self.autonomy_single = autonomy_table(index, tree, self.branching, min(params.window, max_len),
-                                                          list(document_chunks(index)), self.type_offset,
-                                                          len(self.trained[0]))
-            self.autonomy = np.nan_to_num(values, nan=0.0) * self._type_lengths()
-            progress.finish()
-        self.reestimated: tuple[np.ndarray, int] | None = None
+        none: tuple[np.ndarray, float] = (np.zeros(self.passes.size), 0.0)
+        self.autonomy, self.autonomy_single = self._autonomy(progress) if self.has_autonomy else none
+        self.reestimated: Counts | None = None
         self.set_final(params.weight, params.theta, params.autonomy, progress=progress)
 
+    def _autonomy(self, progress: Progress) -> tuple[np.ndarray, float]:
+        """a(w) · |w| of every word id and a(x) of a character occurring once (termx.wordbreak.nvbe)."""
+        progress.start("autonomy", None)
+        values, single = autonomy_table(self.index, self.tree, self.branching, min(self.params.window, self.max_len),
+                                        list(document_chunks(self.index)), self.type_offset, self.passes.size)
+        progress.finish()
+        return np.nan_to_num(values, nan=0.0) * self._type_lengths(), single
+
     def _type_lengths(self) -> np.ndarray:
-        """|w| of every (class, length) pair, in the order of `counts`."""
+        """|w| of every word id."""
         starts = np.repeat(self.type_offset[:len(self.type_count)], self.type_count)  # (one offset with no class)
         return (np.arange(len(starts)) - starts + np.repeat(self.index.cls_lbl + 1, self.type_count)).astype(float)
 
@@ -195,47 +197,36 @@ class BranchingModel:
                               suffix_stems=before.suffix_stems if suffix_stems is None else suffix_stems)
         if self.reestimated is None or _pass_settings(before) != _pass_settings(self.params):
             self.reestimated = self._reestimate(progress or Silent())
-        self._set_values(*self.reestimated)
-
-    def _reestimate(self, progress: Progress) -> tuple[np.ndarray, int]:
-        """Word counts after the re-estimation passes and the bigram pass (module docstring, steps 4 and 5)."""
         p = self.params
-        counts, words = self.trained
-        sequence = self.trained_sequence
+        self.counts = self.reestimated.counts
+        self.log_p, self.log_p_unknown = self._word_values(self.counts, self.reestimated.words)
+        self.words = WordScores(self.log_p, self.log_p_unknown, p.weight, p.theta, self.index.cls_lbl,
+                                self.type_offset, 1)
+
+    def _reestimate(self, progress: Progress) -> Counts:
+        """Word counts after the re-estimation passes and the bigram pass (module docstring, steps 4 and 5)."""
+        p, trained = self.params, self.trained
+        counts, words, sequence = trained
         size = int(self.index.doc_len.astype(np.int64).sum())
         for k in range(p.passes):
             progress.start(f"re-estimation pass {k + 1}", size * (2 if p.suffix > 0 else 1))  # suffixes: 2 runs
             log_p, unknown = self._word_values(counts, words)
-            found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
-                                                       pair=p.pass_pair)
+            found = self.passes.count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress, pair=p.pass_pair)
             if p.suffix > 0:
-                found, total, sequence = self._count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
-                                                           pair=p.pass_pair, bound=self.bound_suffixes(sequence))
-            counts = (1 - p.pass_mix) * self.trained[0] * (total / max(self.trained[1], 1)) + p.pass_mix * found
-            words = total
+                bound = self.passes.bound_suffixes(found.sequence, p.suffix, p.suffix_stems)
+                found = self.passes.count_words(log_p, unknown, p.pass_weight, p.pass_theta, progress,
+                                                pair=p.pass_pair, bound=bound)
+            counts = ((1 - p.pass_mix) * trained.counts * (found.words / max(trained.words, 1))
+                      + p.pass_mix * found.counts)
+            words, sequence = found.words, found.sequence
             progress.finish()
         if p.pass_bigram > 0:
             progress.start("bigram pass", size)
             log_p, unknown = self._word_values(counts, words)
-            counts, words, _ = self._count_words(log_p, unknown, p.weight, p.theta, progress, p.pass_bigram,
-                                                 sequence)
+            counts, words, sequence = self.passes.count_words(
+                log_p, unknown, p.weight, p.theta, progress, Bigram.of(sequence, self.passes.size + 1, p.pass_bigram))
             progress.finish()
-        return counts, words
-
-    def bound_suffixes(self, sequence: np.ndarray) -> np.ndarray:
-        """Per word id (as `_count_words` numbers them), whether it is a bound suffix of the segmentation
-        `sequence` (module docstring, step 4)."""
-        size = int(self.type_count.sum()) + 1
-        return bound_suffixes(sequence, self.type_strings, size, self.params.suffix, self.params.suffix_stems)
-
-    def type_strings(self, ids: np.ndarray) -> list[bytes]:
-        """The token string of each word id (offset[c] + L − lbl[c] − 1), as the bytes of its token ids."""
-        index = self.index
-        c = np.searchsorted(self.type_offset, ids, side="right") - 1  # classes with no types share an offset
-        lengths = ids - self.type_offset[c] + index.cls_lbl[c] + 1
-        starts = np.asarray(index.sa)[index.cls_i[c]]
-        tokens = np.asarray(index.tokens)
-        return [tokens[a:a + n].tobytes() for a, n in zip(starts.tolist(), lengths.tolist(), strict=True)]
+        return Counts(counts, words, sequence)
 
     def _word_values(self, counts: np.ndarray, words: int) -> tuple[np.ndarray, float]:
         """Word values log P(w) + ν · a(w) · |w| from word counts (−inf for a string that is no word), and the
@@ -246,71 +237,17 @@ class BranchingModel:
         unknown = float(np.log(p.smoothing) - np.log(max(words, 1)) + p.autonomy * self.autonomy_single)
         return log_p + p.autonomy * self.autonomy, unknown
 
-    def _set_values(self, counts: np.ndarray, words: int) -> None:
-        """The counts and word values the final segmentation reads."""
-        p = self.params
-        self.counts = counts
-        self.log_p, self.log_p_unknown = self._word_values(counts, words)
-        self.words = WordScores(self.log_p, self.log_p_unknown, p.weight, p.theta, self.index.cls_lbl,
-                                self.type_offset, 1)
-
     @property
     def bonus(self) -> np.ndarray:
         """The evidence of each pair of character classes (entropy.class_bonus)."""
         p = self.params
         return class_bonus(p.kappa, p.kappa_digit, p.kappa_han_kana, p.kappa_run)
 
-    def _self_train(self, progress: Progress) -> tuple[np.ndarray, int]:
-        """Segment every document by evidence alone and count its words per (class, length): the whole score with
-        λ = 0 and every candidate a word (value 0), θ = θ₀."""
-        progress.start("self-training", int(self.index.doc_len.astype(np.int64).sum()))
-        counts, words, self.trained_sequence = self._count_words(np.zeros(int(self.type_count.sum())), 0.0, 0.0,
-                                                                 self.params.theta0, progress)
-        progress.finish()
-        return counts, words
-
-    def _count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float, progress: Progress,
-                     discount: float = 0.0, previous: np.ndarray | None = None, pair: float = 0.0,
-                     bound: np.ndarray | None = None) -> tuple[np.ndarray, int, np.ndarray]:
-        """Segment every document with word values `values` (per (class, length)) — in the context of the word
-        pairs of the `previous` segmentation's word ids when discount > 0 (step 5), with the bonus `pair` for a
-        two-character word otherwise (step 4) — attach the words marked in `bound` (per word id) to the word before
-        them (step 4), count the words of the segmentation per (class, length) and in all, and return its word ids
-        in order (−1 before each document, as `_count_chunk` writes them)."""
-        index, rev = self.index, self.branching.reverse
-        size = int(self.type_count.sum())
-        counts = np.zeros(size, dtype=np.float64)
-        on = discount > 0 and previous is not None
-        keys, pair_counts, context, types = bigram_counts(previous, size + 1) if on and previous is not None else (
-            np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
-        attach = bound is not None
-        bound = np.zeros(size + 1, dtype=np.bool_) if bound is None else bound
-        sequences = []
-        words = 0
-        starts = index.doc_start.astype(np.int64)
-        lengths = index.doc_len.astype(np.int64)
-        for d, e, lo, hi in document_chunks(index, progress_chunk(int(lengths.sum()))):
-            fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
-            rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
-            classes = corpus_classes(index, lo, hi)
-            char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
-            sequence = np.empty(int(lengths[d:e].sum()) + e - d, dtype=np.int64)
-            found = _count_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, index.cls_sil,
-                                 self.tree.branches, rev.cls_sil, self.branching.reverse_tree.branches,
-                                 self.branching.mean, self.bonus, bool(self.params.runs), values, unknown,
-                                 weight, theta, self.max_len, index.cls_lbl, self.type_offset, counts,
-                                 discount if on else 0.0, keys, pair_counts, context, types, pair, attach,
-                                 bound, sequence)
-            words += found
-            sequences.append(sequence[:found + e - d])
-            progress.advance(int(lengths[d:e].sum()))
-        return counts, words, np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64)
-
     def evidence(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray) -> np.ndarray:
         """Boundary evidence at every position of one text span."""
+        t = self.passes.tables
         out = np.zeros(fcand.shape[0] + 1)
-        _evidence(fcand, rcand, self.index.cls_sil, self.tree.branches, self.branching.reverse.cls_sil,
-                  self.branching.reverse_tree.branches, self.branching.mean, classes, self.bonus, out)
+        _evidence(fcand, rcand, t.fsil, t.fbranch, t.rsil, t.rbranch, t.mean, classes, t.bonus, out)
         return out
 
     def scores(self, fcand: np.ndarray, rcand: np.ndarray, classes: np.ndarray, char_len: np.ndarray) -> np.ndarray:
@@ -326,9 +263,7 @@ class BranchingModel:
         ev_lo = evidence_offsets(lo, hi)
         ev = np.zeros(int(ev_lo[-1]))
         runs = np.zeros(int(ev_lo[-1]), dtype=np.int64)
-        _span_evidence(fcand, rcand, lo, hi, rlo, classes, self.index.cls_sil, self.tree.branches,
-                       self.branching.reverse.cls_sil, self.branching.reverse_tree.branches, self.branching.mean,
-                       self.bonus, bool(self.params.runs), ev_lo, ev, runs)
+        span_evidence(fcand, rcand, lo, hi, rlo, classes, self.passes.tables, ev_lo, ev, runs)
         return self.words.segment_spans(fcand, lo, hi, char_len, self.max_len, ev, runs)
 
 
@@ -339,175 +274,3 @@ def _pass_settings(p: BranchingParams) -> tuple[float, ...]:
     passes = ((p.passes, p.pass_weight, p.pass_theta, p.pass_mix, p.autonomy, p.pass_pair, *suffixes) if p.passes
               else (0,))
     return (*passes, p.pass_bigram, p.weight, p.theta, p.autonomy) if p.pass_bigram else passes
-
-
-def bigram_counts(sequence: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The word pairs of a segmentation's word ids (ids below `size`, −1 where a document starts): the sorted pair ids
-    v · size + w, their counts, and per id v how often it is on the left and before how many distinct words."""
-    left, right = sequence[:-1], sequence[1:]
-    both = (left >= 0) & (right >= 0)
-    keys, pair_counts = np.unique(left[both] * size + right[both], return_counts=True)
-    context = np.bincount(left[both], minlength=size).astype(np.float64)
-    types = np.bincount(keys // size, minlength=size).astype(np.float64)
-    return keys, pair_counts.astype(np.float64), context, types
-
-
-def bound_suffixes(sequence: np.ndarray, strings: Callable[[np.ndarray], list[bytes]], size: int, share: float,
-                   stems: int) -> np.ndarray:
-    """Which word ids of a segmentation (word ids in order, −1 where a document starts, size − 1 for a word that is
-    no class) are bound suffixes: x follows at least `stems` distinct words v, and for at least a share `share` of
-    them the concatenation vx is a word of the segmentation too. `strings` gives each id's token string."""
-    left, right = sequence[:-1], sequence[1:]
-    both = (left >= 0) & (right >= 0) & (left < size - 1) & (right < size - 1)
-    pairs = np.unique(left[both] * size + right[both])
-    v, x = pairs // size, pairs % size
-    preds = np.bincount(x, minlength=size)
-    out = np.zeros(size, dtype=np.bool_)
-    wanted = np.flatnonzero(preds >= max(stems, 1))
-    if len(wanted) == 0:
-        return out
-    ids = np.unique(sequence[(sequence >= 0) & (sequence < size - 1)])
-    names = dict(zip(ids.tolist(), strings(ids), strict=True))
-    words = set(names.values())
-    keep = np.isin(x, wanted)
-    hits = np.zeros(size, dtype=np.int64)
-    for a, b in zip(v[keep].tolist(), x[keep].tolist(), strict=True):
-        hits[b] += names[a] + names[b] in words
-    out[wanted] = hits[wanted] >= share * preds[wanted]
-    return out
-
-
-def progress_chunk(tokens: int) -> int:
-    """Tokens per chunk of a training pass over `tokens`: about PROGRESS_STEPS chunks, so that a small corpus's bar
-    moves too, but no fewer than MIN_CHUNK_TOKENS (per-chunk overhead) nor more than CHUNK_TOKENS (memory)."""
-    return min(CHUNK_TOKENS, max(MIN_CHUNK_TOKENS, tokens // PROGRESS_STEPS))
-
-
-def document_chunks(index: LoadedIndex, limit: int = CHUNK_TOKENS) -> Iterator[tuple[int, int, int, int]]:
-    """Whole documents d..e-1 covering tokens lo..hi-1, at most `limit` per chunk (or one document)."""
-    starts, lengths = index.doc_start.astype(np.int64), index.doc_len.astype(np.int64)
-    d = 0
-    while d < len(starts):
-        e = d + 1
-        while e < len(starts) and starts[e] + lengths[e] - starts[d] <= limit:
-            e += 1
-        yield d, e, int(starts[d]), int(starts[e - 1] + lengths[e - 1])
-        d = e
-
-
-@nb.njit(cache=True)
-def _span_evidence(fcand, rcand, lo, hi, rlo, classes, fsil, fbranch, rsil, rbranch, mean, bonus, runs_on, ev_lo,  # type: ignore[no-untyped-def]
-                   ev, runs):
-    """Boundary evidence of each span k (rows lo[k]..hi[k]-1, reversal rows rlo[k]..) into ev[ev_lo[k]:], its
-    run lengths (entropy.run_lengths) into runs[ev_lo[k]:]."""
-    for k in range(len(lo)):
-        n = hi[k] - lo[k]
-        _evidence(fcand[lo[k]:hi[k]], rcand[rlo[k]:rlo[k] + n], fsil, fbranch, rsil, rbranch, mean,
-                  classes[lo[k]:hi[k]], bonus, ev[ev_lo[k]:ev_lo[k] + n + 1])
-        run_lengths(classes[lo[k]:hi[k]], runs_on, runs[ev_lo[k]:ev_lo[k] + n])
-
-
-@nb.njit(cache=True, nogil=True)  # arrays only: lets the progress bar redraw during a chunk
-def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, fsil, fbranch, rsil, rbranch, mean, bonus,  # type: ignore[no-untyped-def]
-                 runs_on, values, unknown, weight, theta, max_len, lbl, offset, counts, discount, keys, pair_counts,
-                 context, types, pair, attach, bound, sequence):
-    """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
-    `WordScores`, step 1; with the word pairs `keys`.. when discount > 0, step 5; else plus `pair` for a word of
-    two characters, step 4), the words marked in `bound` attached to the word before them when `attach`
-    (attach_suffixes, step 4); counts the chosen words per
-    (class, length) into `counts`, returns how many. `sequence` gets the words' ids (offset[c] + L − lbl[c] − 1,
-    len(counts) for a word that is no class), −1 before each document."""
-    size = len(counts) + 1
-    words = 0
-    at = 0
-    for d in range(len(starts)):
-        s = starts[d]
-        n = lengths[d]
-        f = fcand[s:s + n]
-        ev = np.zeros(n + 1)
-        _evidence(f, rcand[s:s + n], fsil, fbranch, rsil, rbranch, mean, classes[s:s + n], bonus, ev)
-        runs = np.zeros(n, dtype=np.int64)
-        run_lengths(classes[s:s + n], runs_on, runs)
-        scores = np.empty((n, max_len))
-        if discount > 0:
-            _word_scores(f, np.zeros(n + 1), values, unknown, 1.0, 0.0, lbl, offset, 1, char_len[s:s + n], runs,
-                         scores)
-            tid = np.full((n, max_len), size - 1, dtype=np.int64)
-            start = np.zeros(n)
-            for p in range(n):
-                start[p] = ev[p] - theta if p > 0 else 0.0
-                for length in range(1, max_len + 1):
-                    c = f[p, length - 1]
-                    if c >= 0:
-                        tid[p, length - 1] = offset[c] + length - lbl[c] - 1
-            cuts = forward_bigram(scores, tid, start, weight, keys, pair_counts, context, types, discount, size)
-        else:
-            _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
-            if pair != 0:
-                add_pair_bonus(scores, char_len[s:s + n], classes[s:s + n], pair)
-            back = np.zeros(n + 1, dtype=np.int64)
-            _forward(scores, back)
-            cuts = _cuts(back, n)
-        if attach:
-            cuts = attach_suffixes(cuts, n, f, effective_classes(classes[s:s + n]), bound, lbl, offset, max_len)
-        sequence[at] = -1
-        at += 1
-        prev = 0
-        for k in range(len(cuts) + 1):
-            end = cuts[k] if k < len(cuts) else n
-            c = f[prev, end - prev - 1]
-            sequence[at] = size - 1
-            if c >= 0:
-                counts[offset[c] + end - prev - lbl[c] - 1] += 1
-                sequence[at] = offset[c] + end - prev - lbl[c] - 1
-            at += 1
-            words += 1
-            prev = end
-    return words
-
-
-@nb.njit(cache=True)
-def add_pair_bonus(scores, char_len, classes, pair):  # type: ignore[no-untyped-def]
-    """In place: `pair` more for every admissible word (finite score) of exactly two characters, both of a script
-    written without spaces (entropy.UNSPACED: Han, Kana, Hangul; a pair of digits is no such word); char_len[p]
-    is the token length of the character starting at p, 0 inside one (candidates.char_lengths), classes[p] its
-    class (entropy.corpus_classes)."""
-    n, max_len = scores.shape
-    for p in range(n):
-        if char_len[p] == 0 or not _unspaced(classes[p]):
-            continue
-        first = char_len[p]
-        if p + first >= n or char_len[p + first] == 0 or not _unspaced(classes[p + first]):
-            continue
-        length = first + char_len[p + first]
-        if length <= max_len and scores[p, length - 1] > -np.inf:
-            scores[p, length - 1] += pair
-
-
-@nb.njit(cache=True)
-def _unspaced(c):  # type: ignore[no-untyped-def]
-    """Whether character class c is a script written without spaces (entropy.UNSPACED)."""
-    for u in UNSPACED:
-        if c == u:
-            return True
-    return False
-
-
-@nb.njit(cache=True)
-def attach_suffixes(cuts, n, f, classes, bound, lbl, offset, max_len):  # type: ignore[no-untyped-def]
-    """The cuts of a segmentation of n tokens (candidates `f`, effective character classes `classes`) without each
-    cut before a word whose id is marked in `bound` where the word before it (itself possibly grown so) ends in the
-    class the word starts with and their concatenation is a candidate of at most max_len tokens: the suffix joins
-    its stem (step 4)."""
-    keep = np.ones(len(cuts), dtype=np.bool_)
-    first = 0  # where the word before the cut starts
-    for k in range(len(cuts)):
-        cut = cuts[k]
-        end = cuts[k + 1] if k + 1 < len(cuts) else n
-        c = f[cut, end - cut - 1]
-        if c >= 0 and bound[offset[c] + end - cut - lbl[c] - 1] and end - first <= max_len \
-                and classes[cut - 1] == classes[cut] and f[first, end - first - 1] >= 0:
-            keep[k] = False
-        else:
-            first = cut
-    return cuts[keep]

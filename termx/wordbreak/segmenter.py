@@ -21,9 +21,10 @@ from termx.wordbreak.candidates import (
     text_candidates,
     text_ids,
 )
+from termx.wordbreak.corpus_passes import CHUNK_TOKENS
 from termx.wordbreak.entropy import corpus_classes, script_kind, text_classes
 from termx.wordbreak.line_batches import Batch
-from termx.wordbreak.model import CHUNK_TOKENS, DEFAULTS, BranchingModel, BranchingParams
+from termx.wordbreak.model import DEFAULTS, BranchingModel, BranchingParams
 from termx.wordbreak.scoring import DEFAULT_BETA, Scorer, ScoreTable, score_table
 from termx.wordbreak.viterbi import WordScores, viterbi
 
