@@ -43,11 +43,12 @@ from termx.index.indexer import index_documents
 
 from termx.index.build import build_shard
 from termx.index.ingest import Document
-from termx.index.loaded_index import LoadedIndex, load_index
+from termx.index.loaded_index import LoadedIndex
 from termx.index.units import Unit, token_strings
 from termx.lookup import stats
 from termx.storage.classrows import class_rows
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
+from termx.storage.index_loader import load_index
 from termx.storage.transactions import class_partition
 
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"

@@ -18,10 +18,11 @@ from termx.cli import app
 from termx.database import Database
 from termx.errors import InputError, PatternError
 from termx.index.ingest import Document
-from termx.index.loaded_index import LoadedIndex, load_shards
+from termx.index.loaded_index import LoadedIndex
 from termx.index.options import IndexOptions
 from termx.index.units import Unit
 from termx.lookup import member, stats
+from termx.storage.index_loader import load_shards
 from termx.storage.shards import pool_runner, save_shards
 
 from .oracle import substring_occurrences, token_lists
