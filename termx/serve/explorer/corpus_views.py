@@ -14,8 +14,9 @@ from fastapi.responses import Response
 from termx.api import Corpus
 from termx.database import Database
 from termx.defaults import TERMS_MAX_LEN, TERMS_MIN_DF, TERMS_MIN_LEN, TERMS_RANK, Ranking
-from termx.errors import InputError, TermxError
+from termx.errors import InputError, TermxError, first_line
 from termx.limits import HTTP
+from termx.line_reader import split_lines
 from termx.serve.explorer.pages import HEADERS, Page, Params, error, status_of, view
 from termx.serve.explorer.svg import COLOURS, Series, plot
 
@@ -93,7 +94,7 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
             background = c.terms(**{**args, "rank": "freq", "top": SCATTER_BACKGROUND, "reference": None})
             by_term = {r["pattern"]: r for r in c.stats(list({r["term"] for r in ranked + background}))}
         except TermxError as exc:
-            return error("json", status_of(exc), (str(exc).splitlines() or [""])[0][:300])
+            return error("json", status_of(exc), first_line(exc))
         merged = [[{**r, "adaptation": by_term[r["term"]]["adaptation"]} for r in rows] for rows in (ranked,
                                                                                                       background)]
         return Response(str(scatter(merged[0], merged[1])), media_type="image/svg+xml", headers=HEADERS)
@@ -125,7 +126,7 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
     def segment(request: Request, corpus: str) -> Page:
         c = open_corpus(corpus)
         text = Params(request).text("text", "", SEGMENT_CHARS) or ""
-        lines = [line for line in text.splitlines() if line.strip()]
+        lines = [line for line in split_lines(text) if line.strip()]
         if len(lines) > HTTP.lines:
             raise InputError(f"at most {HTTP.lines} lines", params=("text",))
         if lines and not c.has_model():

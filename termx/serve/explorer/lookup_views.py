@@ -11,8 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from termx.api import Corpus, record_fields
-from termx.errors import InputError, TermxError
+from termx.errors import InputError, TermxError, first_line
 from termx.limits import HTTP
+from termx.line_reader import split_lines
 from termx.serve.explorer.pages import HEADERS, Page, Params, error, status_of, view
 from termx.serve.explorer.svg import COLOURS, Series, plot
 
@@ -41,7 +42,7 @@ def add_lookup_views(router: APIRouter, open_corpus: Callable[[str], Corpus]) ->
     def stats(request: Request, corpus: str) -> Page:
         c = open_corpus(corpus)
         p = Params(request)
-        patterns = p.texts("q", HTTP.patterns) + [line for line in (p.text("lines", "", 100_000) or "").splitlines()
+        patterns = p.texts("q", HTTP.patterns) + [line for line in split_lines(p.text("lines", "", 100_000) or "")
                                                   if line.strip()]
         if len(patterns) > HTTP.patterns:
             raise InputError(f"at most {HTTP.patterns} patterns", params=("q",))
@@ -63,7 +64,7 @@ def add_lookup_views(router: APIRouter, open_corpus: Callable[[str], Corpus]) ->
             pattern = Params(request).text("q", "", 1000) or ""
             fit = next(open_corpus(corpus).iter_fits([pattern]))
         except TermxError as exc:
-            return error("json", status_of(exc), (str(exc).splitlines() or [""])[0][:300])
+            return error("json", status_of(exc), first_line(exc))
         if "error" in fit:
             return error("json", 400, fit["error"])
         return Response(str(df_plot(fit)), media_type="image/svg+xml", headers=HEADERS)
