@@ -9,7 +9,7 @@
 -- A suffix array and its LCP exist per shard only: a corpus of several shards gets one distribution per shard
 -- (shard_no), each over that shard's N.
 -- Columns: shard_no; lcp = h; positions = #{w : LCP[w] = h}; share = positions / N; classes = classes with SIL = h.
--- Exact on corpora built with every repeated class stored (--store-min-freq 2, the default); on a corpus built with
+-- Exact on corpora built with every repeated class stored (--store-min-freq 2; the default is 16); on a corpus built with
 -- T > 2 the classes with freq < T have no row, so the positions with small counts are missing from the sums (the
 -- library's LoadedIndex.lcp has the exact array).
 -- :corpus  corpus name

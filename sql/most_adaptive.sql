@@ -6,10 +6,10 @@
 -- these numbers, so one row per class, shown by its longest member.
 -- A class exists per shard only: on a corpus of several shards each row is one shard's class (shard_no), with that
 -- shard's freq, df and adaptation, and D its documents; termx.stats sums a string over the shards.
--- Complete when min_df >= the corpus's store_min_freq T (default 2): df_1 <= freq, so every class with df_1 >= T has
+-- Complete when min_df >= the corpus's store_min_freq T (default 16): df_1 <= freq, so every class with df_1 >= T has
 -- a row; with a lower min_df on a corpus built with --store-min-freq T > 2, the classes with freq < T are missing.
 -- :corpus   corpus name
--- :min_df   smallest df_1 (default 10)
+-- :min_df   smallest df_1, complete from the default store_min_freq up (default 16)
 -- :min_len  smallest length of the longest member, in tokens (default 1)
 -- :limit    rows to return (default 20)
 SELECT k.rep AS longest, k.freq, k.df,

@@ -13,9 +13,10 @@ DEFAULT_MAX_LEN = 20
 """Longest candidate word of the word breakers, in tokens."""
 DEFAULT_REP_CAP = 100
 """Tokens of a class's longest member kept as its representative string."""
-DEFAULT_STORE_MIN_FREQ = 2
+DEFAULT_STORE_MIN_FREQ = 16
 """Classes with freq >= this many occurrences get a row in termx.class; rarer ("cold") ones are computed from the
-stored suffix array when looked up (docs/scale-out.md, "Store what is hot, compute what is cold")."""
+stored suffix array when looked up (docs/scale-out.md, "Store what is hot, compute what is cold"). 16 meets the
+store's ≤ 20 bytes per token on Reuters + man pages (bench/bench_hotcold.py); 2 stores every class that repeats."""
 MAX_STORE_MIN_FREQ = 1024
 """Largest --store-min-freq: a cold class is computed from up to this many suffixes at each look-up."""
 

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from termx.cli import app
+from termx.defaults import DEFAULT_STORE_MIN_FREQ
 from termx.errors import CorpusNotFound, InputError, PatternError
 from termx.index.ingest import Document
 from termx.index.loaded_index import LoadedIndex
@@ -29,8 +30,26 @@ TEXTS = ["the cat sat on the mat", "the cat ate the rat the end", "a mat, a cat"
 @pytest.fixture(scope="module")
 def corpus(engine) -> LoadedIndex:  # type: ignore[no-untyped-def]
     name = f"sql-{uuid.uuid4().hex[:8]}"
-    index_documents(engine, name, [Document(f"doc{n}", t) for n, t in enumerate(TEXTS)], Unit.byte, 3)
+    # T = 2: every class has a row, which the analyst queries below list (they read termx.class)
+    index_documents(engine, name, [Document(f"doc{n}", t) for n, t in enumerate(TEXTS)], Unit.byte, 3,
+                    store_min_freq=2)
     return load_index(engine, name)
+
+
+def test_listings_at_the_default_threshold_hold_the_classes_with_freq_at_least_t(engine) -> None:  # type: ignore[no-untyped-def]
+    """At the default T (DEFAULT_STORE_MIN_FREQ) termx.class holds exactly the classes with freq >= T: what
+    classes_with_prefix and most_adaptive (min_df >= T) list, as their headers and docs/scale-out.md say."""
+    name = f"sql-{uuid.uuid4().hex[:8]}"
+    index_documents(engine, name, [Document(f"doc{n}", t) for n, t in enumerate(TEXTS * 8)], Unit.byte, 3)
+    index = load_index(engine, name)
+    t = DEFAULT_STORE_MIN_FREQ
+    assert t > 2
+    rows = run_sql(engine, "classes_with_prefix", {"corpus": name, "prefix": "", "limit": "100000"})
+    want = [c for c in _classes(index) if c["j"] - c["i"] + 1 >= t]
+    assert want and len(want) < len(_classes(index))
+    assert sorted((r["i"], r["j"]) for r in rows) == sorted((c["i"], c["j"]) for c in want)
+    adaptive = run_sql(engine, "most_adaptive", {"corpus": name, "min_df": str(t), "limit": "100000"})
+    assert len(adaptive) == sum(1 for c in _classes(index) if c["df"][0] >= t)
 
 
 SAMPLES = {"pattern": "the", "prefix": "th", "k": "2", "min_df": "1", "min_len": "1", "max_len": "10", "top": "5",
