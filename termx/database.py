@@ -62,6 +62,26 @@ class Database:
 
         return [s.as_row() for s in list_shards(self.engine, name)]
 
+    def servers(self) -> list[dict[str, Any]]:
+        """The storage servers registered here, as `termx servers list --format json`: name, url (no password),
+        shards, corpora, bytes, reachable, error, added_at (docs/scale-out.md)."""
+        from termx.storage.servers import list_servers
+
+        return list_servers(self.engine)
+
+    def add_server(self, name: str, url: str) -> dict[str, Any]:
+        """Register storage server `name` at `url` (`termx servers add`): reachable, its schema upgraded, its
+        postgres_fdw server and user mapping created here; its servers() row. ServerError says why not."""
+        from termx.storage.servers import add_server
+
+        return add_server(self.engine, name, url)
+
+    def remove_server(self, name: str) -> dict[str, Any]:
+        """Unregister storage server `name` (`termx servers remove`); ServerError while a corpus has shards there."""
+        from termx.storage.servers import remove_server
+
+        return remove_server(self.engine, name)
+
     def corpus(self, name: str, load: bool = False) -> Corpus:
         """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none); with
         `load`, its index is loaded now (what stats, concordance and class read)."""

@@ -87,3 +87,7 @@ class MultiShardUnsupported(TermxError):
 
 class DaemonError(TermxError):
     """The warm command process of `termx daemon start` could not be started."""
+
+
+class ServerError(TermxError):
+    """A storage server (`termx servers`) cannot be added, found or removed as asked."""

@@ -173,6 +173,7 @@ def _register() -> None:
         commands_lookup,  # noqa: F401
         commands_segment,  # noqa: F401
         commands_serve,  # noqa: F401
+        commands_servers,  # noqa: F401
         commands_studies,  # noqa: F401
         commands_tbl,  # noqa: F401
         commands_terms,  # noqa: F401
