@@ -138,7 +138,7 @@ class Database:
         runner = _runner(opts)
         common: dict[str, Any] = {"unit": opts.unit, "max_k": opts.max_k, "replace": opts.replace,
                                   "progress": progress, "fold_case": opts.fold_case, "shard_size": opts.shard_bytes,
-                                  "append": opts.append, "runner": runner}
+                                  "append": opts.append, "runner": runner, "server": opts.server}
         if paths:
             summary = index_paths(self.engine, name, paths, mode=opts.input, on_invalid=opts.invalid, **common)
         else:

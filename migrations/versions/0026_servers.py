@@ -42,6 +42,9 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute("""
     SELECT termx.server_drop(name) FROM termx.server;
+    DROP FUNCTION termx.server_class_table(text, integer);
+    DROP FUNCTION termx.shard_table_drop(integer);
+    DROP FUNCTION termx.shard_table_create(integer);
     DROP FUNCTION termx.server_drop(text);
     DROP FUNCTION termx.server_probe(text);
     DROP FUNCTION termx.server_create(text, text, text, text, text, text);

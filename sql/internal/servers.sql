@@ -43,3 +43,24 @@ SELECT termx.server_drop(:name)
 
 -- name: delete_server
 DELETE FROM termx.server WHERE name = :name
+
+-- name: server_address
+-- the options of a server's postgres_fdw server and of the current user's mapping (visible to that user)
+SELECT s.srvoptions, u.umoptions FROM pg_foreign_server s
+ LEFT JOIN pg_user_mappings u ON u.srvid = s.oid AND u.usename = current_user WHERE s.srvname = 'termx_' || :name
+
+-- name: shard_table_create
+SELECT termx.shard_table_create(:shard)
+
+-- name: shard_table_drop
+SELECT termx.shard_table_drop(:shard)
+
+-- name: server_class_table
+SELECT termx.server_class_table(:name, :shard)
+
+-- name: set_shard_server
+UPDATE termx.shard SET server = :name WHERE id = :shard
+
+-- name: foreign_shards
+-- the shards of a corpus whose classes live on a storage server
+SELECT id, server FROM termx.shard WHERE corpus_id = :corpus AND server IS NOT NULL ORDER BY id

@@ -65,7 +65,8 @@ def check_corpus_name(name: str) -> None:
 def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.byte, max_k: int = DEFAULT_MAX_K,
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
                 replace: bool = False, progress: Progress | None = None, fold_case: bool = False,
-                shard_size: int | None = None, append: bool = False, runner: Runner | None = None) -> IndexSummary:
+                shard_size: int | None = None, append: bool = False, runner: Runner | None = None,
+                server: str | None = None) -> IndexSummary:
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`; `append`
     adds them to the existing corpus as new shards); `shard_size` cuts them into shards of at most that many
     bytes of text, built by `runner` (default: a pool of worker processes, one per core)."""
@@ -77,14 +78,14 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
         docs, report = read_documents(paths, mode, on_invalid)
     return index_documents(engine, name, docs, unit, max_k, replace, progress, timings, report,
                            {"paths": paths, "input": mode.value, "invalid": on_invalid.value}, fold_case, shard_size,
-                           append, runner)
+                           append, runner, server)
 
 
 def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: Unit = Unit.byte,
                     max_k: int = DEFAULT_MAX_K, replace: bool = False, progress: Progress | None = None,
                     timings: Timings | None = None, report: ReadReport | None = None,
                     params: dict[str, Any] | None = None, fold_case: bool = False, shard_size: int | None = None,
-                    append: bool = False, runner: Runner | None = None) -> IndexSummary:
+                    append: bool = False, runner: Runner | None = None, server: str | None = None) -> IndexSummary:
     """Index documents already in memory (the demo and the experiments use this directly).
 
     `fold_case` indexes the texts lower-cased (termx.index.fold: lengths kept, so offsets are the original's);
@@ -105,10 +106,10 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     groups = cut_shards(docs, shard_size)
     t0 = time.perf_counter()
     params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case}
-    if len(groups) > 1 or append or runner is not None:
+    if len(groups) > 1 or append or runner is not None or server is not None:  # a foreign shard: by a worker
         params["shard_size"] = shard_size
         _, results = save_shards(engine, name, groups, unit, max_k, replace, append, params, runner, progress,
-                                 timings)
+                                 timings, server=server)
         trivial = sum(r.trivial_classes for r in results)
     else:
         shard = build_shard(docs, unit, max_k, progress, timings, ngram_filter=False)  # one shard: no reader

@@ -94,10 +94,12 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
 
 def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: int, shard: Shard, rep_cap: int,
                 timings: Timings, progress: Progress, first_doc: int = 0, vocab: bool = True,
-                on_load: Callable[[], None] | None = None) -> None:
+                on_load: Callable[[], None] | None = None,
+                class_conns: Sequence[psycopg.Connection] | None = None, class_schema: str = "termx") -> None:
     """Load a built shard into its staged rows and class table, and index that table: documents, `vocab` (when
     the shard is the whole corpus) and arrays in one transaction on the first connection, then the class rows
-    and the indexes spread over all of `conns` (each piece commits; nothing is visible before the swap)."""
+    and the indexes spread over all of `conns` (each piece commits; nothing is visible before the swap). A
+    foreign shard's class rows and indexes go over `class_conns` to `class_schema` on its storage server."""
     conn = conns[0]
     with conn.transaction():
         with timings.stage("store documents", progress, len(shard.documents)) as advance:
@@ -108,10 +110,10 @@ def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: i
         if on_load:
             on_load()
     with timings.stage("store classes", progress, len(shard.classes)) as advance:
-        _copy_classes(conns, shard_id, shard, rep_cap, advance)
+        _copy_classes(class_conns or conns, shard_id, shard, rep_cap, advance, class_schema)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
-        transactions.index_partition_table(conns, shard_id)
+        transactions.index_partition_table(class_conns or conns, shard_id, class_schema)
 
 
 def _url(engine: Engine) -> str:
@@ -274,13 +276,13 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
 
 
 def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Shard, rep_cap: int,
-                  advance: Callable[[int], None]) -> None:
+                  advance: Callable[[int], None], schema: str = "termx") -> None:
     """The class rows by binary COPY: one contiguous run of rows per connection, all loaded at the same time
     (each run in its own transaction, or a savepoint of the caller's), so the server parses them on several
     cores."""
     from termx.storage.classrows import class_rows
 
-    part = transactions.class_partition(shard_id)
+    part = transactions.class_partition(shard_id, schema)
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
     c = shard.classes
     cuts = [len(c) * k // len(conns) for k in range(len(conns) + 1)]

@@ -48,6 +48,7 @@ from termx.progress import Progress, Silent, Timings
 from termx.storage import transactions
 from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import STORE_CONNECTIONS, CorpusInfo, _swap, _url, corpus_not_found, get_corpus, store_shard
+from termx.storage.foreign import REMOTE_SCHEMA, server_conninfo, stage_partition
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class ShardTask:
     max_k: int
     rep_cap: int
     connections: int = 1  # to the database, for loading the shard (store.store_shard)
+    class_url: str | None = None  # a foreign shard's storage server (termx.storage.foreign), for its class rows
 
 
 @dataclass
@@ -88,8 +90,10 @@ def build_and_store(task: ShardTask) -> ShardResult:
     shard = build_shard(task.documents, task.unit, task.max_k, timings=timings, vocab=task.vocab)
     with contextlib.ExitStack() as stack:
         conns = [stack.enter_context(psycopg.connect(task.url, autocommit=True)) for _ in range(task.connections)]
+        class_conns = [stack.enter_context(psycopg.connect(task.class_url, autocommit=True))
+                       for _ in range(task.connections)] if task.class_url else None
         store_shard(conns, task.corpus_id, task.shard_id, shard, task.rep_cap, timings, Silent(), task.first_doc,
-                    vocab=False)
+                    vocab=False, class_conns=class_conns, class_schema=REMOTE_SCHEMA if task.class_url else "termx")
         seconds = time.perf_counter() - t0
         conns[0].execute("UPDATE termx.shard SET tokens = %s, classes = %s, built_at = now(), seconds = %s"
                          " WHERE id = %s", (shard.tokens.n_tokens, len(shard.classes), round(seconds, 4),
@@ -264,8 +268,9 @@ class _Target:
 def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]], unit: Unit, max_k: int,
                 replace: bool = False, append: bool = False, params: dict[str, Any] | None = None,
                 runner: Runner | None = None, progress: Progress | None = None, timings: Timings | None = None,
-                rep_cap: int = DEFAULT_REP_CAP) -> tuple[CorpusInfo, list[ShardResult]]:
-    """Store `groups` (the documents of each shard, in order) as corpus `name`, built by `runner`.
+                rep_cap: int = DEFAULT_REP_CAP, server: str | None = None) -> tuple[CorpusInfo, list[ShardResult]]:
+    """Store `groups` (the documents of each shard, in order) as corpus `name`, built by `runner`; with `server`,
+    the shards' class rows on that storage server (termx.storage.foreign).
 
     A new corpus (or `replace`) appears whole in one short transaction; `append` adds the groups as new shards
     of the existing corpus `name` in one transaction (its unit, max_k and rep_cap apply; document names must be
@@ -283,7 +288,7 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
             vocab = _grow_vocab(target.vocab, [d.text for g in groups for d in g], target.unit)
         if append:
             groups = _new_names(conn, target, groups)
-        corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {})
+        corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab, params or {}, server)
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
@@ -384,9 +389,12 @@ def _like(text: str) -> str:
 
 
 def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Document]], target: _Target,
-           vocab: list[str] | None, params: dict[str, Any]) -> tuple[int, list[ShardTask]]:
-    """Commit a nameless corpus row owned by this session, its shard rows and empty class tables, and the
-    vocabulary (all of it, or for --append only the new tokens, with their final ids)."""
+           vocab: list[str] | None, params: dict[str, Any], server: str | None = None
+           ) -> tuple[int, list[ShardTask]]:
+    """Commit a nameless corpus row owned by this session, its shard rows and empty class tables (on storage
+    server `server`, as foreign tables here), and the vocabulary (all of it, or for --append only the new tokens,
+    with their final ids)."""
+    class_url = server_conninfo(conn, server) if server else None
     with conn.transaction():
         corpus_id = conn.execute(
             "INSERT INTO termx.corpus (name, unit, max_k, tokens, documents, classes, rep_cap, params)"
@@ -402,9 +410,12 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
                 "INSERT INTO termx.shard (corpus_id, shard_no, tokens, documents, first_doc, classes)"
                 " VALUES (%s, %s, 0, %s, %s, 0) RETURNING id", (corpus_id, shard_no, len(group), first_doc),
             ).fetchone()[0]  # type: ignore[index]
-            transactions.create_partition_table(conn, shard_id)
+            if server and class_url:
+                stage_partition(conn, server, class_url, shard_id)
+            else:
+                transactions.create_partition_table(conn, shard_id)
             tasks.append(ShardTask(url, corpus_id, shard_id, shard_no, first_doc, list(group), target.unit, vocab,
-                                   target.max_k, target.rep_cap))
+                                   target.max_k, target.rep_cap, class_url=class_url))
             first_doc += len(group)
         if vocab is not None:
             known = len(target.vocab or [])

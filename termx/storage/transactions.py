@@ -93,9 +93,10 @@ def disown(conn: psycopg.Connection, namespace: int, key: int) -> None:
     conn.execute("SELECT pg_advisory_unlock(%s, %s)", (namespace, key))
 
 
-def class_partition(shard_id: int) -> sql.Identifier:
-    """The class table of one shard (named from the integer id, never from user input)."""
-    return sql.Identifier("termx", f"class_{int(shard_id)}")
+def class_partition(shard_id: int, schema: str = "termx") -> sql.Identifier:
+    """The class table of one shard (named from the integer id, never from user input); on a storage server its
+    schema is termx.storage.foreign.REMOTE_SCHEMA."""
+    return sql.Identifier(schema, f"class_{int(shard_id)}")
 
 
 def create_partition_table(conn: psycopg.Connection, shard_id: int) -> None:
@@ -104,10 +105,10 @@ def create_partition_table(conn: psycopg.Connection, shard_id: int) -> None:
                  .format(class_partition(shard_id), sql.Literal(int(shard_id))))
 
 
-def index_partition_table(conns: Sequence[psycopg.Connection], shard_id: int) -> None:
+def index_partition_table(conns: Sequence[psycopg.Connection], shard_id: int, schema: str = "termx") -> None:
     """The indexes look-ups use, built on the standalone table before it is attached: with two connections the
     (rep, sil) index on one and the (i, j) index and ANALYZE on the other, at the same time (each commits)."""
-    part = class_partition(shard_id)
+    part = class_partition(shard_id, schema)
     jobs = [[sql.SQL("CREATE INDEX ON {} (rep, sil)").format(part)],
             [sql.SQL("CREATE INDEX {} ON {} (i, j)")  # the (i, j) look-up; the name migration 0010 uses
              .format(sql.Identifier(f"class_{int(shard_id)}_i_j_idx"), part), sql.SQL("ANALYZE {}").format(part)]]
@@ -157,8 +158,9 @@ def drop_partition(conn: psycopg.Connection, shard_id: int) -> bool:
     `conn` must be in autocommit mode. A detach that times out stays pending; the next call finishes it.
     """
     part = class_partition(shard_id)
-    row = conn.execute("SELECT to_regclass(%s)::oid", (f"termx.class_{int(shard_id)}",)).fetchone()
-    if row is None or row[0] is None:
+    row = conn.execute("SELECT c.oid, c.relkind FROM pg_class c WHERE c.oid = to_regclass(%s)",
+                       (f"termx.class_{int(shard_id)}",)).fetchone()
+    if row is None:
         return True
     try:
         _finish_pending_detaches(conn)
@@ -167,7 +169,8 @@ def drop_partition(conn: psycopg.Connection, shard_id: int) -> bool:
             conn.execute(f"SET statement_timeout = '{DETACH_TIMEOUT}'")
             conn.execute(sql.SQL("ALTER TABLE termx.class DETACH PARTITION {} CONCURRENTLY").format(part))
         conn.execute(f"SET lock_timeout = '{DETACH_TIMEOUT}'")
-        conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(part))
+        drop = "DROP FOREIGN TABLE IF EXISTS {}" if row[1] == "f" else "DROP TABLE IF EXISTS {}"  # a foreign shard
+        conn.execute(sql.SQL(drop).format(part))
     except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable,
             psycopg.errors.ObjectNotInPrerequisiteState):
         return False
@@ -197,6 +200,10 @@ def purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:
             return True
         shutil.rmtree(cache_folder(url, corpus_id, row[1].isoformat(timespec="seconds")), ignore_errors=True)
         shards = [r[0] for r in conn.execute("SELECT id FROM termx.shard WHERE corpus_id = %s", (corpus_id,))]
+        from termx.storage.foreign import drop_remote_tables  # foreign shards (docs/scale-out.md)
+
+        if not drop_remote_tables(conn, corpus_id):
+            return False  # a storage server is down: the next command's garbage collection tries again
         if not all(drop_partition(conn, s) for s in shards):
             return False
         with conn.transaction():
