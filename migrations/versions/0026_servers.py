@@ -1,7 +1,9 @@
 """Storage servers (issue 30, docs/scale-out.md "When one PostgreSQL server is not enough"): the registry
 termx.server (name, the URL without its password, when added), termx.shard.server (where a shard's rows live;
 NULL = this database), the view termx.storage_status (the bytes of termx's relations in this database, read by a
-coordinator through postgres_fdw) and sql/functions/servers.sql (termx.server_create, server_probe, server_drop).
+coordinator through postgres_fdw) and sql/functions/servers.sql (termx.server_create, server_probe, server_drop; and
+for foreign shards shard_table_create, shard_table_drop, server_class_table). shards.sql is re-applied: its probes of
+a shard's classes no longer write COLLATE "C" on the key (rep is "C" already), so postgres_fdw ships them whole.
 
 Credentials are never in these tables: a server's user and password live in the postgres_fdw user mapping that
 server_create makes. Downgrade drops every registered server's postgres_fdw objects, then the tables.
@@ -37,9 +39,11 @@ def upgrade() -> None:
     COMMENT ON VIEW termx.storage_status IS 'Bytes of termx''s tables here, with indexes and TOAST.';
     """)
     apply_function_file(op.get_bind(), "servers")
+    apply_function_file(op.get_bind(), "shards")  # the probes without COLLATE on their keys (postgres_fdw ships them)
 
 
 def downgrade() -> None:
+    apply_function_file(op.get_bind(), "replaced/shards_before_0026_servers")
     op.execute("""
     SELECT termx.server_drop(name) FROM termx.server;
     DROP FUNCTION termx.server_class_table(text, integer);
