@@ -6,6 +6,9 @@ and equal to brute force; a drop while a server is down is finished by the next 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +22,7 @@ from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
 from termx.cli import app
+from termx.errors import CorpusNotFound
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import stats
@@ -159,3 +163,59 @@ def test_cli_index_append_look_ups_and_drop(engine: Engine, db_env: str, storage
     assert _remote_tables(fb) == []
     assert {r["name"]: r["shards"] for r in json.loads(run("servers", "list", "--format", "json"))} == \
         {"fa": 0, "fb": 0}
+
+
+def _state(engine: Engine, name: str) -> tuple[object, ...]:
+    """What a failed build must leave as it was: the corpus's row, its shards, and termx's tables."""
+    corpus = _rows(engine, "SELECT id, tokens, documents, classes, created_at FROM termx.corpus WHERE name = :n",
+                   n=name)
+    shards = _rows(engine, "SELECT s.id, s.shard_no, s.server FROM termx.shard s JOIN termx.corpus c "
+                           "ON c.id = s.corpus_id WHERE c.name = :n ORDER BY s.id", n=name)
+    tables = _rows(engine, "SELECT relname, relkind FROM pg_class WHERE relnamespace = 'termx'::regnamespace "
+                           "AND relname ~ '^class_[0-9]+$' ORDER BY relname")
+    return corpus, shards, tables
+
+
+@pytest.mark.parametrize("point", ["copy_classes", "create_index", "swap"])
+def test_a_failed_foreign_append_leaves_every_server_as_it_was(engine: Engine, storage: list[TestServer],
+                                                               monkeypatch: pytest.MonkeyPatch, point: str) -> None:
+    """An --append whose worker fails mid-COPY, while indexing, or whose swap fails: the corpus, the coordinator's
+    tables and both storage servers' tables are as before, and its look-ups answer the same."""
+    fa, fb = storage
+    name = f"fail-{uuid.uuid4().hex[:8]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, name, [docs[:2], docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    before = (_state(engine, name), _remote_tables(fa), _remote_tables(fb))
+    query = "SELECT * FROM termx.stats(:c, CAST(:p AS text[]))"
+    answers = _rows(engine, query, c=name, p=["Ho", "Hi_", "o"])
+    monkeypatch.setenv("TERMX_FAULT", f"fail:{point}")
+    with pytest.raises(Exception, match=f"fault injected at {point}"):
+        save_shards(engine, name, [[Document("e1", "Ho Ho Hi")]], Unit.byte, KMAX, runner=IN_PROCESS, append=True,
+                    server="fb")
+    monkeypatch.delenv("TERMX_FAULT")
+    assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    assert _rows(engine, query, c=name, p=["Ho", "Hi_", "o"]) == answers
+    drop_corpus(engine, name)
+    assert _remote_tables(fa) == [] and _remote_tables(fb) == []
+
+
+def test_kill_9_of_a_foreign_append_is_cleaned_everywhere(engine: Engine, database_url: str,
+                                                          storage: list[TestServer], tmp_path: Path) -> None:
+    """`termx index --append --server fb` killed (-9) after its shards are stored, before the swap: the corpus
+    answers as before, and the next writer's garbage collection drops what was staged on the coordinator and fb."""
+    fa, fb = storage
+    name = f"kill-{uuid.uuid4().hex[:8]}"
+    save_shards(engine, name, [[Document("d1", "Hi_Ho_Hi_Ho"), Document("d2", "Ho there")]], Unit.byte, KMAX,
+                runner=IN_PROCESS, server="fa")
+    before = (_state(engine, name), _remote_tables(fa), _remote_tables(fb))
+    (tmp_path / "more.txt").write_text("Ho Ho Hi")
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_FAULT": "kill:staged"}
+    killed = subprocess.run([sys.executable, "-m", "termx", "index", str(tmp_path / "more.txt"), "--corpus", name,
+                             "--append", "--server", "fb", "-q"], env=env, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert killed.returncode == -9, killed.stderr
+    assert _remote_tables(fb) != []  # staged there, never attached
+    with pytest.raises(CorpusNotFound):  # a writer: it collects the garbage first
+        drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
+    assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    drop_corpus(engine, name)
