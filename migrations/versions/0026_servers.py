@@ -3,7 +3,8 @@ termx.server (name, the URL without its password, when added), termx.shard.serve
 NULL = this database), the view termx.storage_status (the bytes of termx's relations in this database, read by a
 coordinator through postgres_fdw) and sql/functions/servers.sql (termx.server_create, server_probe, server_drop; and
 for foreign shards shard_table_create, shard_table_drop, server_class_table). shards.sql is re-applied: its probes of
-a shard's classes no longer write COLLATE "C" on the key (rep is "C" already), so postgres_fdw ships them whole.
+a shard's classes no longer write COLLATE "C" on the key (rep is "C" already) and the exact path's prefix class is
+looked up in two plain statements, so postgres_fdw ships each whole to a foreign shard's server.
 
 Credentials are never in these tables: a server's user and password live in the postgres_fdw user mapping that
 server_create makes. Downgrade drops every registered server's postgres_fdw objects, then the tables.
@@ -39,7 +40,7 @@ def upgrade() -> None:
     COMMENT ON VIEW termx.storage_status IS 'Bytes of termx''s tables here, with indexes and TOAST.';
     """)
     apply_function_file(op.get_bind(), "servers")
-    apply_function_file(op.get_bind(), "shards")  # the probes without COLLATE on their keys (postgres_fdw ships them)
+    apply_function_file(op.get_bind(), "shards")  # probes postgres_fdw ships whole (docs/scale-out.md)
 
 
 def downgrade() -> None:
