@@ -73,6 +73,26 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
 
         return [s.as_row() for s in list_shards(self.engine, name)]
 
+    def servers(self) -> list[dict[str, Any]]:
+        """The storage servers registered here, as `termx servers list --format json`: name, url (no password),
+        shards, corpora, bytes, reachable, error, added_at (docs/scale-out.md)."""
+        from termx.storage.servers import list_servers
+
+        return list_servers(self.engine)
+
+    def add_server(self, name: str, url: str) -> dict[str, Any]:
+        """Register storage server `name` at `url` (`termx servers add`): reachable, its schema upgraded, its
+        postgres_fdw server and user mapping created here; its servers() row. ServerError says why not."""
+        from termx.storage.servers import add_server
+
+        return add_server(self.engine, name, url)
+
+    def remove_server(self, name: str) -> dict[str, Any]:
+        """Unregister storage server `name` (`termx servers remove`); ServerError while a corpus has shards there."""
+        from termx.storage.servers import remove_server
+
+        return remove_server(self.engine, name)
+
     def corpus(self, name: str, load: bool = False) -> Corpus:
         """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none); with
         `load`, its index is loaded now (what stats, concordance and class read)."""
@@ -139,7 +159,8 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
         runner = _runner(opts)
         common: dict[str, Any] = {"unit": opts.unit, "max_k": opts.max_k, "replace": opts.replace,
                                   "progress": progress, "fold_case": opts.fold_case, "shard_size": opts.shard_bytes,
-                                  "append": opts.append, "runner": runner, "store_min_freq": opts.store_min_freq}
+                                  "append": opts.append, "runner": runner, "store_min_freq": opts.store_min_freq,
+                                  "server": opts.server}
         if paths:
             summary = index_paths(self.engine, name, paths, mode=opts.input, on_invalid=opts.invalid, **common)
         else:

@@ -90,6 +90,10 @@ class DaemonError(TermxError):
     """The warm command process of `termx daemon start` could not be started."""
 
 
+class ServerError(TermxError):
+    """A storage server (`termx servers`) cannot be added, found or removed as asked."""
+
+
 def first_line(exc: BaseException) -> str:
     """The first line of an error's message, at most 300 characters."""
     return (str(exc).strip().splitlines() or [""])[0][:300]

@@ -57,10 +57,11 @@ STATS = "SELECT pattern, freq, df, i, j, lbl, sil, shortest, longest FROM termx.
 
 def test_0022_downgrade_restores_the_find_each_of_0021(empty_engine: Engine) -> None:
     """0022 replaced termx._find_each (each shard's own class table, by EXECUTE); downgrading it brings back 0021's
-    function (the parent termx.class), which answers the same on a corpus of several shards."""
+    function (the parent termx.class), which answers the same on a corpus of several shards. The corpus stores every
+    repeated class (store_min_freq 2), as every corpus built before 0026 did: 0021's function has no cold path."""
     upgrade(empty_engine)
     docs = [Document(f"d{n}", text) for n, text in enumerate(["abracadabra", "cadabra abra", "bra bra", "zz"] * 4)]
-    index_documents(empty_engine, "m", docs, Unit.byte, 3, shard_size=40)
+    index_documents(empty_engine, "m", docs, Unit.byte, 3, shard_size=40, store_min_freq=2)
     patterns = ["abra", "bra", "a", "cad", "zz", "ab ", "nothere", "r"]
 
     def state() -> tuple[str, list[tuple[object, ...]]]:

@@ -30,6 +30,8 @@ DECLARE
     r record;
     p record;
     q record;
+    before_rep text;
+    near text;
     ids bigint[];
     pat bytea;
     width integer;
@@ -137,12 +139,15 @@ BEGIN
         -- generic plan over the parent termx.class locks each of its partitions at every call and is re-planned
         -- when any of them changes, so with a thousand partitions in the database a call took 30-100x longer;
         -- a statement planned afresh on one table costs about 40 us.
+        -- rep is COLLATE "C" (termx.class), so its comparisons with the key are in "C" without saying so; saying it
+        -- on the parameter keeps postgres_fdw from shipping the condition and the LIMIT to a foreign shard's
+        -- server (docs/scale-out.md, "When one PostgreSQL server is not enough").
         part := format('termx.%I', 'class_' || z.id);
         hit := false;
         prep := NULL;
         IF probe THEN  -- the statement kept bare: planning it is most of its cost (~30 us)
             EXECUTE 'SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM ' || part
-                    || ' k WHERE k.rep >= $1 COLLATE "C" ORDER BY k.rep, k.sil LIMIT 1' INTO p USING key;
+                    || ' k WHERE k.rep >= $1 ORDER BY k.rep, k.sil LIMIT 1' INTO p USING key;
             prep := p.rep;
             hit := p.rep = key OR starts_with(p.rep, key_prefix);
         END IF;
@@ -170,18 +175,23 @@ BEGIN
             RETURN NEXT;
             CONTINUE;
         END IF;
-        EXECUTE format($q$SELECT n.near, nc.i AS near_i, nc.j AS near_j, nc.rep AS near_rep
-            FROM (SELECT 1) one
-            LEFT JOIN LATERAL (SELECT k.rep FROM %1$s k WHERE $1 AND k.rep < $2 COLLATE "C"
-                               ORDER BY k.rep DESC, k.sil DESC LIMIT 1) b ON true
-            CROSS JOIN LATERAL (SELECT CASE WHEN NOT $1 THEN ''
-                                       WHEN char_length(termx._common_prefix($3, $2, coalesce($4, '')))
-                                            > char_length(termx._common_prefix($3, $2, coalesce(b.rep, '')))
-                                       THEN termx._common_prefix($3, $2, $4)
-                                       ELSE termx._common_prefix($3, $2, coalesce(b.rep, '')) END AS near) n
-            LEFT JOIN LATERAL (SELECT k.i, k.j, k.rep FROM %1$s k WHERE n.near <> '' AND k.rep >= n.near COLLATE "C"
-                               ORDER BY k.rep, k.sil LIMIT 1) nc ON true$q$, part)
-        INTO q USING probe, key, c.unit, prep;
+        -- The class of the pattern's longest prefix that occurs twice: two plain statements (never one with the
+        -- prefix computed inside it), so postgres_fdw ships each whole to a foreign shard's server.
+        before_rep := NULL;
+        IF probe THEN
+            EXECUTE 'SELECT k.rep FROM ' || part || ' k WHERE k.rep < $1 ORDER BY k.rep DESC, k.sil DESC LIMIT 1'
+                INTO before_rep USING key;
+        END IF;
+        near := CASE WHEN NOT probe THEN ''
+                     WHEN char_length(termx._common_prefix(c.unit, key, coalesce(prep, '')))
+                          > char_length(termx._common_prefix(c.unit, key, coalesce(before_rep, '')))
+                     THEN termx._common_prefix(c.unit, key, prep)
+                     ELSE termx._common_prefix(c.unit, key, coalesce(before_rep, '')) END;
+        SELECT near AS near, NULL::integer AS near_i, NULL::integer AS near_j, NULL::text AS near_rep INTO q;
+        IF near <> '' THEN
+            EXECUTE 'SELECT $1 AS near, k.i AS near_i, k.j AS near_j, k.rep AS near_rep FROM ' || part
+                    || ' k WHERE k.rep >= $1 ORDER BY k.rep, k.sil LIMIT 1' INTO q USING near;
+        END IF;
         width := z.width; tok_chunk := z.tok_chunk; sa_width := z.sa_width; sa_chunk := z.sa_chunk;
         pat := NULL;
         IF c.unit = 'byte' THEN

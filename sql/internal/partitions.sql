@@ -39,8 +39,9 @@ SELECT set_config('lock_timeout', :t, true)
 -- name: attach
 ALTER TABLE {parent} ATTACH PARTITION {part} FOR VALUES IN ({key})
 
--- name: table_oid
-SELECT to_regclass(:name)::oid
+-- name: table_kind
+-- the table's oid and kind ('f': a foreign shard's foreign table); no row when there is none
+SELECT c.oid, c.relkind FROM pg_class c WHERE c.oid = to_regclass(:name)
 
 -- name: attached
 SELECT 1 FROM pg_inherits WHERE inhrelid = :oid
@@ -60,6 +61,10 @@ ALTER TABLE {parent} DETACH PARTITION {part} CONCURRENTLY
 
 -- name: drop
 DROP TABLE IF EXISTS {part}
+
+-- name: drop_foreign
+-- a foreign shard's foreign table (its rows stay on the storage server: termx/storage/foreign.py drops them)
+DROP FOREIGN TABLE IF EXISTS {part}
 
 -- name: pending_detaches
 -- partitions whose DETACH ... CONCURRENTLY an earlier, interrupted command left pending

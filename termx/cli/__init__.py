@@ -29,6 +29,7 @@ from termx.cli import (  # after the names above (a late module may still import
     commands_lookup,  # noqa: F401
     commands_segment,  # noqa: F401
     commands_serve,  # noqa: F401
+    commands_servers,  # noqa: F401
     commands_studies,  # noqa: F401
     commands_tbl,  # noqa: F401
     commands_terms,  # noqa: F401

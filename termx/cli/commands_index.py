@@ -82,6 +82,9 @@ def index(
     dask: Annotated[str | None, typer.Option("--dask", help="Build the shards as tasks on this Dask "
                                                 "scheduler (tcp://HOST:8786; needs termx[dask]); each worker "
                                                 "needs termx and the database.")] = IndexOptions.default("dask"),
+    server: Annotated[str | None, typer.Option("--server", help="Store the shards' classes on this storage "
+                                                  "server (termx servers add), attached here as foreign "
+                                                  "partitions.")] = IndexOptions.default("server"),
     db: DbOption = None,
     quiet: QuietOption = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Summary format: table goes to stderr (a "
@@ -96,7 +99,7 @@ def index(
         summary = Database(db).index(corpus, paths, progress=progress, unit=unit, max_k=max_k, input=input_mode,
                                      invalid=invalid, replace=replace, append=append, fold_case=fold_case,
                                      shard_size=shard_size, sketches=sketches, workers=workers, dask=dask,
-                                     store_min_freq=store_min_freq)
+                                     store_min_freq=store_min_freq, server=server)
     if fmt is Format.json:
         emit(to_json(summary))
     elif fmt is Format.table:

@@ -54,6 +54,8 @@ class IndexOptions:
     """Worker processes that build shards in parallel (None: the cores)."""
     dask: str | None = None
     """Build the shards as tasks on this Dask scheduler (tcp://HOST:8786)."""
+    server: str | None = None
+    """Store the shards' class rows on this registered storage server (`termx servers add`), as foreign partitions."""
 
     def __post_init__(self) -> None:
         self.unit = _choice(Unit, self.unit, "unit")

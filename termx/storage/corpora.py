@@ -74,11 +74,13 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
 
 def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: int, shard: Shard, rep_cap: int,
                 timings: Timings, progress: Progress, first_doc: int = 0, vocab: bool = True,
-                on_load: Callable[[], None] | None = None, min_freq: int = 2) -> None:
+                on_load: Callable[[], None] | None = None, min_freq: int = 2,
+                class_conns: Sequence[psycopg.Connection] | None = None, class_schema: str = "termx") -> None:
     """Load a built shard into its staged rows and class table, and index that table: documents, `vocab` (when
     the shard is the whole corpus) and arrays in one transaction on the first connection, then the rows of the
     classes with freq >= `min_freq` and the indexes spread over all of `conns` (each piece commits; nothing is
-    visible before the swap). The rarer classes are computed from the arrays when looked up."""
+    visible before the swap). The rarer classes are computed from the arrays when looked up. A foreign shard's
+    class rows and indexes go over `class_conns` to `class_schema` on its storage server."""
     conn = conns[0]
     with conn.transaction():
         with timings.stage("store documents", progress, len(shard.documents)) as advance:
@@ -89,10 +91,10 @@ def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: i
         if on_load:
             on_load()
     with timings.stage("store classes", progress, len(shard.classes)) as advance:
-        _copy_classes(conns, shard_id, shard, rep_cap, advance, min_freq)
+        _copy_classes(class_conns or conns, shard_id, shard, rep_cap, advance, min_freq, class_schema)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
-        partitions.index(conns, CLASSES, shard_id)
+        partitions.index(class_conns or conns, CLASSES, shard_id, class_schema)
 
 
 def _url(engine: Engine) -> str:
@@ -250,10 +252,10 @@ def join_chunks(rows: Sequence[Any]) -> np.ndarray:
 
 
 def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Shard, rep_cap: int,
-                  advance: Callable[[int], None], min_freq: int = 2) -> None:
-    """The rows of the classes with freq >= `min_freq` by binary COPY: one contiguous run of rows per connection,
-    all loaded at the same time (each run in its own transaction, or a savepoint of the caller's), so the server
-    parses them on several cores."""
+                  advance: Callable[[int], None], min_freq: int = 2, schema: str = "termx") -> None:
+    """The rows of the classes with freq >= `min_freq` by binary COPY into shard `shard_id`'s table in `schema`:
+    one contiguous run of rows per connection, all loaded at the same time (each run in its own transaction, or a
+    savepoint of the caller's), so the server parses them on several cores."""
     from termx.storage.classrows import class_rows
 
     blob, offsets, joiner = token_strings(shard.tokens.unit, shard.tokens.vocab)
@@ -265,7 +267,7 @@ def _copy_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Sha
     cuts = [count * k // len(conns) for k in range(len(conns) + 1)]
 
     def load(conn: psycopg.Connection, lo: int, hi: int) -> None:
-        with conn.transaction(), partitions.copy(conn, CLASSES, shard_id) as copy:
+        with conn.transaction(), partitions.copy(conn, CLASSES, shard_id, schema) as copy:
             if hot is None:
                 chunks = class_rows(shard_id, c.i[lo:hi], c.j[lo:hi], c.lbl[lo:hi], c.sil[lo:hi], shard.df[lo:hi],
                                     shard.sa, shard.tokens.tokens, blob, offsets, joiner, rep_cap)

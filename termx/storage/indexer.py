@@ -67,7 +67,7 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
                 mode: InputMode = InputMode.auto, on_invalid: OnInvalid = OnInvalid.reject,
                 replace: bool = False, progress: Progress | None = None, fold_case: bool = False,
                 shard_size: int | None = None, append: bool = False, runner: Runner | None = None,
-                store_min_freq: int = DEFAULT_STORE_MIN_FREQ) -> IndexSummary:
+                store_min_freq: int = DEFAULT_STORE_MIN_FREQ, server: str | None = None) -> IndexSummary:
     """Index files/directories/stdin as corpus `name` (an existing name is an error unless `replace`; `append`
     adds them to the existing corpus as new shards); `shard_size` cuts them into shards of at most that many
     bytes of text, built by `runner` (default: a pool of worker processes, one per core); `store_min_freq`: see
@@ -80,7 +80,7 @@ def index_paths(engine: Engine, name: str, paths: list[str], unit: Unit = Unit.b
         docs, report = read_documents(paths, mode, on_invalid)
     return index_documents(engine, name, docs, unit, max_k, replace, progress, timings, report,
                            {"paths": paths, "input": mode.value, "invalid": on_invalid.value}, fold_case, shard_size,
-                           append, runner, store_min_freq)
+                           append, runner, store_min_freq, server)
 
 
 def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: Unit = Unit.byte,
@@ -88,7 +88,7 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
                     timings: Timings | None = None, report: ReadReport | None = None,
                     params: dict[str, Any] | None = None, fold_case: bool = False, shard_size: int | None = None,
                     append: bool = False, runner: Runner | None = None,
-                    store_min_freq: int = DEFAULT_STORE_MIN_FREQ) -> IndexSummary:
+                    store_min_freq: int = DEFAULT_STORE_MIN_FREQ, server: str | None = None) -> IndexSummary:
     """Index documents already in memory (the demo and the experiments use this directly).
 
     Only classes that occur at least `store_min_freq` times get a row in termx.class (the corpus's params record
@@ -114,10 +114,10 @@ def index_documents(engine: Engine, name: str, docs: Sequence[Document], unit: U
     groups = cut_shards(docs, shard_size)
     t0 = time.perf_counter()
     params = {**(params or {}), "unit": unit.value, "max_k": max_k, "rep_cap": DEFAULT_REP_CAP, "fold_case": fold_case}
-    if len(groups) > 1 or append or runner is not None:
+    if len(groups) > 1 or append or runner is not None or server is not None:  # a foreign shard: by a worker
         params["shard_size"] = shard_size
         _, results = save_shards(engine, name, groups, unit, max_k, replace, append, params, runner, progress,
-                                 timings, min_freq=store_min_freq)
+                                 timings, min_freq=store_min_freq, server=server)
         trivial = sum(r.trivial_classes for r in results)
     else:
         shard = build_shard(docs, unit, max_k, progress, timings, ngram_filter=False)  # one shard: no reader

@@ -6,7 +6,9 @@ ATTACH skip its scan), indexed and analysed there, and attached in a short trans
 EXCLUSIVE on the parent, which readers never wait for). A partition leaves with DETACH ... CONCURRENTLY (no ACCESS
 EXCLUSIVE on the parent) before it is dropped; a detach that waits longer than DETACH_TIMEOUT for older readers
 stays pending, and the next drop on that parent finishes it. Table names are psycopg.sql.Identifier built from the
-integer shard id and the known parent names; the statements are in sql/internal/partitions.sql.
+integer shard id and the known parent names; the statements are in sql/internal/partitions.sql. A foreign
+shard's class table is created, loaded and indexed the same way on its storage server, in schema `termx_shards`
+(termx.storage.foreign), and attached here as a postgres_fdw foreign table.
 """
 
 from __future__ import annotations
@@ -44,15 +46,16 @@ SKETCHES = Partitioned("sketch", "create_sketch", "copy_sketch", (("index_memory
 PARTITIONED = (CLASSES, SKETCHES)
 
 
-def table(spec: Partitioned, key: int) -> sql.Identifier:
-    """The partition of shard `key` (named from the integer id, never from user input)."""
-    return sql.Identifier("termx", f"{spec.parent}_{int(key)}")
+def table(spec: Partitioned, key: int, schema: str = "termx") -> sql.Identifier:
+    """The partition of shard `key` (named from the integer id, never from user input); on a storage server its
+    schema is termx.storage.foreign.REMOTE_SCHEMA."""
+    return sql.Identifier(schema, f"{spec.parent}_{int(key)}")
 
 
-def _parts(spec: Partitioned, key: int) -> dict[str, sql.Composable]:
-    """The `{field}` slots of the partition statements for shard `key`."""
-    return {"part": table(spec, key), "parent": sql.Identifier("termx", spec.parent), "key": sql.Literal(int(key)),
-            "index": sql.Identifier(f"{spec.parent}_{int(key)}_i_j_idx")}
+def _parts(spec: Partitioned, key: int, schema: str = "termx") -> dict[str, sql.Composable]:
+    """The `{field}` slots of the partition statements for shard `key` (its table in `schema`)."""
+    return {"part": table(spec, key, schema), "parent": sql.Identifier("termx", spec.parent),
+            "key": sql.Literal(int(key)), "index": sql.Identifier(f"{spec.parent}_{int(key)}_i_j_idx")}
 
 
 def create(conn: psycopg.Connection, spec: Partitioned, key: int) -> None:
@@ -61,17 +64,18 @@ def create(conn: psycopg.Connection, spec: Partitioned, key: int) -> None:
 
 
 @contextlib.contextmanager
-def copy(conn: psycopg.Connection, spec: Partitioned, key: int) -> Iterator[psycopg.Copy]:
-    """A binary COPY into the standalone table of shard `key` (the caller writes header, rows and trailer)."""
-    with conn.cursor().copy(composed(f"partitions.{spec.copy}", **_parts(spec, key))) as cp:
+def copy(conn: psycopg.Connection, spec: Partitioned, key: int, schema: str = "termx") -> Iterator[psycopg.Copy]:
+    """A binary COPY into the standalone table of shard `key` in `schema` (the caller writes header, rows and
+    trailer)."""
+    with conn.cursor().copy(composed(f"partitions.{spec.copy}", **_parts(spec, key, schema))) as cp:
         yield cp
 
 
-def index(conns: Sequence[psycopg.Connection], spec: Partitioned, key: int) -> None:
-    """Build the indexes look-ups use on the standalone table before it is attached: with several connections
-    each group of `spec.indexes` on its own, at the same time (each commits; inside a caller's transaction a
-    savepoint)."""
-    parts = _parts(spec, key)
+def index(conns: Sequence[psycopg.Connection], spec: Partitioned, key: int, schema: str = "termx") -> None:
+    """Build the indexes look-ups use on the standalone table (in `schema`) before it is attached: with several
+    connections each group of `spec.indexes` on its own, at the same time (each commits; inside a caller's
+    transaction a savepoint)."""
+    parts = _parts(spec, key, schema)
     jobs = [list(group) for group in spec.indexes]
     if len(conns) == 1:
         jobs = [[s for group in jobs for s in group]]
@@ -115,11 +119,12 @@ def attach(conn: psycopg.Connection, spec: Partitioned, keys: Iterable[int]) -> 
 def drop(conn: psycopg.Connection, spec: Partitioned, key: int) -> bool:
     """Detach (concurrently) and drop the table of shard `key`; False if older readers still hold it.
 
-    `conn` must be in autocommit mode. A detach that times out stays pending; the next call finishes it.
+    `conn` must be in autocommit mode. A detach that times out stays pending; the next call finishes it. A
+    foreign shard's foreign table is dropped here; its storage server's table is termx.storage.foreign's.
     """
     parts = _parts(spec, key)
-    row = run_internal(conn, "partitions.table_oid", name=f"termx.{spec.parent}_{int(key)}").fetchone()
-    if row is None or row[0] is None:
+    row = run_internal(conn, "partitions.table_kind", name=f"termx.{spec.parent}_{int(key)}").fetchone()
+    if row is None:
         return True
     try:
         _finish_pending_detaches(conn, spec)
@@ -127,7 +132,7 @@ def drop(conn: psycopg.Connection, spec: Partitioned, key: int) -> bool:
             run_internal(conn, "partitions.statement_timeout", t=DETACH_TIMEOUT)
             run_composed(conn, "partitions.detach", **parts)
         run_internal(conn, "partitions.lock_timeout", t=DETACH_TIMEOUT)
-        run_composed(conn, "partitions.drop", **parts)
+        run_composed(conn, "partitions.drop_foreign" if row[1] == "f" else "partitions.drop", **parts)
     except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable,
             psycopg.errors.ObjectNotInPrerequisiteState):
         return False

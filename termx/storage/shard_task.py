@@ -1,7 +1,7 @@
 """The worker task of a build of several shards (docs/scale-out.md): build one shard in memory and store it in
-its staged rows and class table with binary COPY, in the worker's own transaction, so the coordinator
-(termx.storage.shards) never holds a shard's rows. It runs in a process of a local pool or on a Dask worker
-(termx.storage.executors).
+its staged rows and class table with binary COPY, in the worker's own transaction (a foreign shard's class rows
+on its storage server), so the coordinator (termx.storage.shards) never holds a shard's rows. It runs in a process
+of a local pool or on a Dask worker (termx.storage.executors).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.progress import Silent, Timings
 from termx.storage.corpora import store_shard
+from termx.storage.foreign import REMOTE_SCHEMA
 from termx.storage.statements import run_internal
 
 
@@ -37,6 +38,7 @@ class ShardTask:
     rep_cap: int
     min_freq: int = 2     # class rows only for freq >= this (corpora.store_shard)
     connections: int = 1  # to the database, for loading the shard (corpora.store_shard)
+    class_url: str | None = None  # a foreign shard's storage server (termx.storage.foreign), for its class rows
 
 
 @dataclass
@@ -60,8 +62,11 @@ def build_and_store(task: ShardTask) -> ShardResult:
     shard = build_shard(task.documents, task.unit, task.max_k, timings=timings, vocab=task.vocab)
     with contextlib.ExitStack() as stack:
         conns = [stack.enter_context(psycopg.connect(task.url, autocommit=True)) for _ in range(task.connections)]
+        class_conns = [stack.enter_context(psycopg.connect(task.class_url, autocommit=True))
+                       for _ in range(task.connections)] if task.class_url else None
         store_shard(conns, task.corpus_id, task.shard_id, shard, task.rep_cap, timings, Silent(), task.first_doc,
-                    vocab=False, min_freq=task.min_freq)
+                    vocab=False, min_freq=task.min_freq, class_conns=class_conns,
+                    class_schema=REMOTE_SCHEMA if task.class_url else "termx")
         seconds = time.perf_counter() - t0
         run_internal(conns[0], "shards.shard_built", tokens=shard.tokens.n_tokens, classes=len(shard.classes),
                      seconds=round(seconds, 4), id=task.shard_id)

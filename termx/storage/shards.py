@@ -32,6 +32,7 @@ from termx.storage.copyrows import copy_binary
 from termx.storage.corpora import _swap, _url, corpus_not_found, get_corpus
 from termx.storage.document_names import new_names
 from termx.storage.executors import Runner, first_line, pool_runner
+from termx.storage.foreign import server_conninfo, stage_partition
 from termx.storage.partitions import CLASSES
 from termx.storage.shard_task import ShardResult, ShardTask
 from termx.storage.statements import run_internal
@@ -54,8 +55,10 @@ class _Target:
 def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]], unit: Unit, max_k: int,
                 replace: bool = False, append: bool = False, params: dict[str, Any] | None = None,
                 runner: Runner | None = None, progress: Progress | None = None, timings: Timings | None = None,
-                rep_cap: int = DEFAULT_REP_CAP, min_freq: int = 2) -> tuple[CorpusInfo, list[ShardResult]]:
-    """Store `groups` (the documents of each shard, in order) as corpus `name`, built by `runner`.
+                rep_cap: int = DEFAULT_REP_CAP, min_freq: int = 2,
+                server: str | None = None) -> tuple[CorpusInfo, list[ShardResult]]:
+    """Store `groups` (the documents of each shard, in order) as corpus `name`, built by `runner`; with `server`,
+    the shards' class rows on that storage server (termx.storage.foreign).
 
     A new corpus (or `replace`) appears whole in one short transaction; `append` adds the groups as new shards
     of the existing corpus `name` in one transaction (its unit, max_k, rep_cap and store_min_freq apply; document
@@ -76,7 +79,7 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
             assert target.corpus_id is not None
             groups = new_names(conn, target.corpus_id, groups)
         corpus_id, tasks = _stage(conn, worker_url, groups, target, vocab,
-                                  {**(params or {}), "store_min_freq": target.min_freq})
+                                  {**(params or {}), "store_min_freq": target.min_freq}, server)
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
@@ -143,9 +146,12 @@ def _grow_vocab(old: list[str] | None, texts: list[str], unit: Unit) -> list[str
 
 
 def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Document]], target: _Target,
-           vocab: list[str] | None, params: dict[str, Any]) -> tuple[int, list[ShardTask]]:
-    """Commit a nameless corpus row owned by this session, its shard rows and empty class tables, and the
-    vocabulary (all of it, or for --append only the new tokens, with their final ids)."""
+           vocab: list[str] | None, params: dict[str, Any], server: str | None = None
+           ) -> tuple[int, list[ShardTask]]:
+    """Commit a nameless corpus row owned by this session, its shard rows and empty class tables (on storage
+    server `server`, as foreign tables here), and the vocabulary (all of it, or for --append only the new tokens,
+    with their final ids)."""
+    class_url = server_conninfo(conn, server) if server else None
     with conn.transaction():
         corpus_id = run_internal(
             conn, "shards.insert_corpus", unit=target.unit.value, max_k=target.max_k,
@@ -158,9 +164,13 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
             shard_no = target.next_shard + k
             shard_id = run_internal(conn, "shards.insert_shard", corpus_id=corpus_id, shard_no=shard_no,
                                     documents=len(group), first_doc=first_doc).fetchone()[0]  # type: ignore[index]
-            partitions.create(conn, CLASSES, shard_id)
+            if server and class_url:
+                stage_partition(conn, server, class_url, shard_id)
+            else:
+                partitions.create(conn, CLASSES, shard_id)
             tasks.append(ShardTask(url, corpus_id, shard_id, shard_no, first_doc, list(group), target.unit, vocab,
-                                   target.max_k, target.rep_cap, target.min_freq))
+                                   target.max_k, target.rep_cap, target.min_freq,
+                                   class_url=class_url))
             first_doc += len(group)
         if vocab is not None:
             known = len(target.vocab or [])

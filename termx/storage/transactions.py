@@ -112,6 +112,10 @@ def purge(conn: psycopg.Connection, url: str, corpus_id: int) -> bool:
             return True
         shutil.rmtree(cache_folder(url, corpus_id, row[1].isoformat(timespec="seconds")), ignore_errors=True)
         shards = [r[0] for r in run_internal(conn, "transactions.shard_ids", id=corpus_id)]
+        from termx.storage.foreign import drop_remote_tables  # foreign shards (docs/scale-out.md)
+
+        if not drop_remote_tables(conn, corpus_id):
+            return False  # a storage server is down: the next command's garbage collection tries again
         if not all(partitions.drop(conn, spec, s) for spec in PARTITIONED for s in shards):
             return False
         with conn.transaction():

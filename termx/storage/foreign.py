@@ -1,0 +1,80 @@
+"""Foreign shards: a shard whose class rows live on a registered storage server (termx.storage.servers), attached
+on the coordinator as a postgres_fdw foreign partition of termx.class (docs/scale-out.md, "When one PostgreSQL
+server is not enough"). The shard's row, documents, vocabulary and index arrays stay on the coordinator, so the
+library's look-ups (which load arrays) are unchanged and the SQL functions read the partition through postgres_fdw.
+
+The build stages the storage server's table (termx_shards.class_<id>, over a direct connection) and the
+coordinator's foreign table; the worker COPYs the class rows and builds the indexes on the storage server; the
+swap attaches the foreign table like a local one. A purge drops the storage server's tables first: while a server
+is unreachable the nameless corpus stays, and the next command's garbage collection tries again.
+"""
+
+from __future__ import annotations
+
+import re
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from termx.errors import ServerError
+from termx.storage.statements import run_internal
+
+REMOTE_SCHEMA = "termx_shards"
+NAME_RE = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+"""A server name: a lower-case letter, then up to 39 letters, digits, `_` or `-` (also termx.server's CHECK)."""
+
+
+def check_name(name: str) -> str:
+    """`name` if it is a valid server name; ServerError otherwise."""
+    if not NAME_RE.fullmatch(name):
+        raise ServerError(f"not a server name: {name!r}",
+                          "a lower-case letter, then up to 39 lower-case letters, digits, _ or -")
+    return name
+
+
+def server_conninfo(conn: psycopg.Connection, server: str) -> str:
+    """A libpq conninfo of storage server `server` with the current user's credentials, read from its postgres_fdw
+    server and the user mapping (which PostgreSQL shows to the mapped user): what workers connect with."""
+    row = run_internal(conn, "servers.server_address", name=check_name(server)).fetchone()
+    if row is None:
+        raise ServerError(f"no server named {server!r}", "termx servers list shows them; add it first")
+    server_options, mapping = row
+    if mapping is None:
+        raise ServerError(f"you have no user mapping for server {server!r}",
+                          "the user who ran `termx servers add` can build there")
+    options = dict(o.split("=", 1) for o in [*server_options, *mapping])
+    return make_conninfo(host=options["host"], port=options["port"], dbname=options["dbname"],
+                         user=options["user"], password=options.get("password"),
+                         connect_timeout=options.get("connect_timeout", "10"))
+
+
+def stage_partition(conn: psycopg.Connection, server: str, conninfo: str, shard_id: int) -> None:
+    """Create shard `shard_id`'s class table on the storage server and, in the caller's transaction on the
+    coordinator, its foreign table termx.class_<id> and the shard's record of where it lives."""
+    try:
+        with psycopg.connect(conninfo, autocommit=True) as remote:
+            run_internal(remote, "servers.shard_table_create", shard=shard_id)
+    except psycopg.OperationalError as exc:
+        raise ServerError(f"cannot reach server {server!r}: {_first_line(exc)}", "is it running?") from None
+    run_internal(conn, "servers.server_class_table", name=server, shard=shard_id)
+    run_internal(conn, "servers.set_shard_server", name=server, shard=shard_id)
+
+
+def drop_remote_tables(conn: psycopg.Connection, corpus_id: int) -> bool:
+    """Drop the storage servers' tables of corpus `corpus_id`'s foreign shards; False when a server cannot be
+    reached (the caller leaves the corpus for a later purge)."""
+    shards = run_internal(conn, "servers.foreign_shards", corpus=corpus_id).fetchall()
+    addresses: dict[str, str] = {}
+    try:
+        for shard_id, server in shards:
+            if server not in addresses:
+                addresses[server] = server_conninfo(conn, server)
+            with psycopg.connect(addresses[server], autocommit=True) as remote:
+                run_internal(remote, "servers.shard_table_drop", shard=shard_id)
+    except (psycopg.OperationalError, ServerError):
+        return False
+    return True
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

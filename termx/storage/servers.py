@@ -1,0 +1,146 @@
+"""Storage servers of a coordinator database: register, list and remove the PostgreSQL servers that hold shards
+of its corpora through postgres_fdw (docs/scale-out.md, "When one PostgreSQL server is not enough").
+
+A server NAME is a row of termx.server (its URL without the password) and, on the coordinator, the postgres_fdw
+server `termx_NAME` with the current user's mapping, which alone holds the user and password
+(sql/functions/servers.sql). Names are checked against termx.storage.foreign.NAME_RE here and again in SQL;
+every statement is parameterised (sql/internal/servers.sql).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine, make_url
+
+from termx.errors import CorpusNotFound, DatabaseUnavailable, ServerError
+from termx.storage.foreign import check_name
+from termx.storage.statements import run_internal
+
+_URL_OPTIONS = {"host", "port"}  # the libpq parameters a server URL may carry in its query string
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where a storage server is, parsed from its URL; `shown` is the URL without its password."""
+
+    host: str
+    port: str
+    dbname: str
+    user: str
+    password: str | None
+    shown: str
+
+
+def parse_address(url: str) -> Address:
+    """The host, port, database, user and password of a postgresql:// URL; ServerError if one is missing or the
+    URL carries options a postgres_fdw server cannot take. Never shows the password in a message."""
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError:
+        raise ServerError("not a database URL", "e.g. postgresql://termx@host-a:5432/termx") from None
+    if parsed.get_backend_name() not in ("postgresql", "postgres"):
+        raise ServerError(f"a storage server must be PostgreSQL, not {parsed.get_backend_name()}")
+    extra = sorted(set(parsed.query) - _URL_OPTIONS)
+    if extra:
+        raise ServerError(f"the URL's option {extra[0]!r} cannot be passed on to postgres_fdw",
+                          "give host, port, user, password and database only")
+    host = parsed.host or _option(parsed.query.get("host"))
+    if not host or not parsed.database or not parsed.username:
+        raise ServerError("the URL must name the host, the user and the database",
+                          "e.g. postgresql://termx@host-a:5432/termx")
+    port = str(parsed.port or _option(parsed.query.get("port")) or 5432)
+    shown = URL.create("postgresql", parsed.username, None, parsed.host, parsed.port, parsed.database,
+                       parsed.query).render_as_string(hide_password=False)
+    return Address(host, port, parsed.database, parsed.username, parsed.password, shown)
+
+
+def _option(value: str | tuple[str, ...] | None) -> str | None:
+    return value[-1] if isinstance(value, tuple) else value
+
+
+def require_fdw(engine: Engine) -> None:
+    """ServerError when the coordinator's PostgreSQL has no postgres_fdw (the embedded server is built without it)."""
+    with engine.connect() as conn:
+        if not run_internal(conn, "servers.fdw_available").scalar_one():
+            raise ServerError("the coordinator's PostgreSQL has no postgres_fdw, so it cannot reach storage "
+                              "servers; the embedded server is built without it",
+                              "use a packaged PostgreSQL as the coordinator: `url=postgresql://...`", ("url",))
+
+
+def add_server(engine: Engine, name: str, url: str) -> dict[str, Any]:
+    """Register storage server `name` at `url`: reach it and upgrade its termx schema, then create its postgres_fdw
+    server and the current user's mapping on the coordinator and read it through them; its `list_servers` row."""
+    check_name(name)
+    address = parse_address(url)
+    require_fdw(engine)
+    with engine.connect() as conn:
+        if name in run_internal(conn, "servers.server_names").scalars().all():
+            raise ServerError(f"a server named {name!r} is registered", "termx servers list shows it")
+    _upgrade_remote(name, url)
+    with engine.begin() as conn:
+        run_internal(conn, "servers.create_fdw")
+        run_internal(conn, "servers.insert_server", name=name, url=address.shown)
+        run_internal(conn, "servers.server_create", name=name, host=address.host, port=address.port,
+                     dbname=address.dbname, remote_user=address.user, password=address.password)
+        _, error = run_internal(conn, "servers.server_probe", name=name).one()
+        if error is not None:
+            error = " ".join(error.split())
+            raise ServerError(f"the coordinator cannot reach server {name!r} through postgres_fdw: {error}",
+                              "termx itself reached it: check the address from the coordinator's host")
+    return list_servers(engine, name)[0]
+
+
+def _upgrade_remote(name: str, url: str) -> None:
+    """Connect to the storage server from this process and bring its termx schema to head."""
+    from termx.storage.db import connect_or_explain, resolve_url, upgrade
+
+    try:
+        remote = connect_or_explain(resolve_url(url))
+    except DatabaseUnavailable as exc:
+        raise ServerError(f"cannot reach server {name!r}: {exc.message}", "is it running? check its URL") from None
+    try:
+        upgrade(remote)
+    finally:
+        remote.dispose()
+
+
+def list_servers(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:
+    """Every registered server (or `name`: ServerError if unknown): name, url (no password), shards (of named
+    corpora), corpora, bytes (of termx's tables on it, read through postgres_fdw), reachable, added_at."""
+    rows: list[dict[str, Any]] = []
+    with engine.connect() as conn:
+        for server, shown, added_at, shards, corpora in run_internal(conn, "servers.servers", n=name).all():
+            size, error = run_internal(conn, "servers.server_probe", name=server).one()
+            error = " ".join(error.split()) if error else None  # libpq's message spans lines
+            rows.append({"name": server, "url": shown, "shards": shards, "corpora": list(corpora),
+                         "bytes": size, "reachable": error is None, "error": error, "added_at": added_at})
+    if name is not None and not rows:
+        raise _unknown(engine, name)
+    return rows
+
+
+def remove_server(engine: Engine, name: str) -> dict[str, Any]:
+    """Unregister `name` and drop its postgres_fdw server and mappings; refused (ServerError naming the corpora)
+    while a corpus has shards there. Its data on the storage server is left as it is. The removed row."""
+    check_name(name)
+    with engine.begin() as conn:
+        if run_internal(conn, "servers.lock_server", name=name).first() is None:
+            raise _unknown(engine, name)
+        held = run_internal(conn, "servers.shards_on_server", name=name).all()
+        if held:
+            what = ", ".join(f"{n} of {c!r}" if c else f"{n} of a corpus being built or dropped" for c, n in held)
+            raise ServerError(f"server {name!r} holds shards ({what})", "drop those corpora first: termx drop NAME")
+        run_internal(conn, "servers.server_drop", name=name)
+        run_internal(conn, "servers.delete_server", name=name)
+    return {"name": name, "removed": True}
+
+
+def _unknown(engine: Engine, name: str) -> ServerError:
+    """ServerError for an unregistered name, with the nearest registered one as a hint."""
+    with engine.connect() as conn:
+        known = run_internal(conn, "servers.server_names").scalars().all()
+    near = CorpusNotFound.named(name, known, hint="termx servers list shows them")
+    return ServerError(f"no server named {name!r}", near.hint)

@@ -1,0 +1,222 @@
+"""Foreign shards (issue 30, docs/scale-out.md "When one PostgreSQL server is not enough"): the same documents
+indexed locally (a build, then --append) and over two storage servers (the build's class rows on one, the
+append's on the other, attached as postgres_fdw foreign partitions) answer every look-up equal, field by field,
+and equal to brute force; a drop while a server is down is finished by the next command that reaches it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy.engine import Engine
+from typer.testing import CliRunner
+
+from termx.cli import app
+from termx.errors import CorpusNotFound
+from termx.index.ingest import Document
+from termx.index.units import Unit
+from termx.lookup import stats
+from termx.storage.corpora import drop_corpus
+from termx.storage.executors import pool_runner
+from termx.storage.index_loader import load_shards
+from termx.storage.servers import add_server, list_servers, remove_server
+from termx.storage.shards import save_shards
+from tests.pgcluster import TestServer, pg_servers
+
+from .oracle import df_k, substring_occurrences, token_lists
+from .test_lookup import as_pattern
+
+KMAX = 3
+IN_PROCESS = pool_runner(1)
+ALPHABETS = {Unit.byte: "ab_é", Unit.char: "日本ab", Unit.word: ["the", "cat", "a", ".", "mat"]}
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def storage(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
+    """Two test servers registered on the session's coordinator as `fa` and `fb` (removed afterwards)."""
+    with pg_servers(tmp_path_factory.mktemp("pgforeign"), 2) as servers:
+        for name, server in zip(("fa", "fb"), servers, strict=True):
+            add_server(engine, name, server.create_database("termx"))
+        try:
+            yield servers
+        finally:
+            for row in list_servers(engine):
+                for corpus in row["corpora"]:  # what a failed test left
+                    drop_corpus(engine, corpus)
+                remove_server(engine, row["name"])
+
+
+def _rows(engine: Engine, query: str, **params: object) -> list[dict[str, object]]:
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(sa.text(query), params)]
+
+
+def _texts(unit: Unit) -> st.SearchStrategy[list[str]]:
+    if unit is Unit.word:
+        doc = st.lists(st.sampled_from(ALPHABETS[unit]), min_size=1, max_size=8).map(" ".join)
+    else:
+        doc = st.text(alphabet=ALPHABETS[unit], min_size=1, max_size=10)  # type: ignore[arg-type]
+    return st.lists(doc, min_size=3, max_size=7)
+
+
+def _pair(engine: Engine, docs: list[Document], cut: int, unit: Unit) -> tuple[str, str]:
+    """The same documents as a local corpus and a foreign one: docs[:cut] built (2 shards), docs[cut:] appended."""
+    names = []
+    for servers in ((None, None), ("fa", "fb")):
+        name = f"f-{uuid.uuid4().hex[:10]}"
+        head = [docs[: cut // 2 + 1], docs[cut // 2 + 1: cut]] if cut > 1 else [docs[:cut]]
+        save_shards(engine, name, [g for g in head if g], unit, KMAX, runner=IN_PROCESS, server=servers[0])
+        save_shards(engine, name, [docs[cut:]], unit, KMAX, runner=IN_PROCESS, append=True, server=servers[1])
+        names.append(name)
+    return names[0], names[1]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(unit=st.sampled_from(list(Unit)), data=st.data())
+def test_foreign_shards_answer_like_local_ones(engine: Engine, storage: list[TestServer], unit: Unit,
+                                               data: st.DataObject) -> None:
+    texts = data.draw(_texts(unit))
+    cut = data.draw(st.integers(1, len(texts) - 1))
+    docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
+    local, remote = _pair(engine, docs, cut, unit)
+    placed = _rows(engine, "SELECT s.shard_no, s.server FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
+                           "WHERE c.name = :n ORDER BY s.shard_no", n=remote)
+    assert {r["server"] for r in placed} == {"fa", "fb"} and placed[-1]["server"] == "fb"
+    occurrences = substring_occurrences(token_lists(texts, unit))
+    subs = [s for s in occurrences if as_pattern(s, unit) is not None]
+    patterns = [as_pattern(s, unit) for s in subs[:60]] + (["zz", "q"] if unit is not Unit.word else ["zz"])
+    query = "SELECT * FROM termx.stats(:c, CAST(:p AS text[]))"
+    assert _rows(engine, query, c=remote, p=patterns) == _rows(engine, query, c=local, p=patterns)
+    for pattern in patterns[:min(12, len(subs))]:  # occurring patterns (a longer one is an error in both)
+        q = "SELECT * FROM termx.find_class_shards(:c, :p)"
+        assert _rows(engine, q, c=remote, p=pattern) == _rows(engine, q, c=local, p=pattern)
+        q = "SELECT * FROM termx.concordance(:c, :p, 2, 3, 1000)"
+        assert _rows(engine, q, c=remote, p=pattern) == _rows(engine, q, c=local, p=pattern)
+    found = patterns[:len(subs[:60])]  # the library raises on a pattern longer than every document
+    library = stats(load_shards(engine, remote), found)
+    assert library == stats(load_shards(engine, local), found)
+    for sub, row in zip(subs[:60], _rows(engine, query, c=remote, p=patterns), strict=False):
+        occ = sorted(occurrences[sub])
+        assert (row["freq"], row["df"]) == (len(occ), df_k(occ, KMAX)), (sub, row)
+    for name in (local, remote):
+        drop_corpus(engine, name)
+
+
+def _remote_tables(server: TestServer) -> list[str]:
+    with psycopg.connect(server.url("termx")) as conn:
+        return [r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relnamespace = "
+                                           "to_regnamespace('termx_shards') ORDER BY relname")]
+
+
+def test_cli_index_append_look_ups_and_drop(engine: Engine, db_env: str, storage: list[TestServer],
+                                            tmp_path: Path) -> None:
+    """`termx index --server`, `--append --server`: the commands answer as for local shards; `servers` shows the
+    shards and refuses removal; a drop while a server is down is finished once it is back."""
+    fa, fb = storage
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for n, text in enumerate(["Hi_Ho_Hi_Ho it is off to work we go", "Hi_Ho Hi", "Hi there, Ho there"]):
+        (tmp_path / "a" / f"doc{n}.txt").write_text(text)
+    for n, text in enumerate(["to be or not to be", "Ho Ho Ho, off we go to work"]):
+        (tmp_path / "b" / f"doc{n}.txt").write_text(text)
+
+    def run(*args: str) -> str:
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 0, result.stderr
+        return result.stdout
+
+    for corpus, servers in (("cli-local", ([], [])), ("cli-foreign", (["--server", "fa"], ["--server", "fb"]))):
+        run("index", str(tmp_path / "a"), "--corpus", corpus, "--shard-size", "20", "-q", *servers[0])
+        run("index", str(tmp_path / "b"), "--corpus", corpus, "--append", "-q", *servers[1])
+    assert _remote_tables(fa) and _remote_tables(fb)
+    for args in (["stats", "{c}", "Ho", "Hi_Ho", "o", "xyz"], ["class", "{c}", "Ho"], ["concordance", "{c}", "Ho"],
+                 ["terms", "{c}", "--rank", "freq", "--min-df", "1", "--min-len", "1"]):
+        outputs = [run(*(a.format(c=c) for a in args), "--format", "json") for c in ("cli-local", "cli-foreign")]
+        assert json.loads(outputs[0]) == json.loads(outputs[1]), args
+    listed = {r["name"]: r for r in json.loads(run("servers", "list", "--format", "json"))}
+    assert listed["fa"]["corpora"] == ["cli-foreign"] and listed["fa"]["shards"] >= 2
+    assert listed["fb"]["shards"] == 1
+    refused = runner.invoke(app, ["servers", "remove", "fb"])
+    assert refused.exit_code == 1 and "'cli-foreign'" in refused.stderr and len(refused.stderr.splitlines()) == 1
+
+    fb.stop()
+    try:
+        with pytest.raises(sa.exc.OperationalError, match="termx_fb"):
+            _rows(engine, "SELECT * FROM termx.stats('cli-foreign', 'Ho')")
+        assert _rows(engine, "SELECT * FROM termx.stats('cli-local', 'Ho')")  # other corpora keep working
+        run("drop", "cli-foreign")  # the name goes now; fb's table waits for fb
+        assert "cli-foreign" not in run("corpora")
+        assert _remote_tables(fa) == []
+    finally:
+        fb.start()
+    run("drop", "cli-local")  # a writer's garbage collection reaches fb and finishes the drop
+    assert _remote_tables(fb) == []
+    assert {r["name"]: r["shards"] for r in json.loads(run("servers", "list", "--format", "json"))} == \
+        {"fa": 0, "fb": 0}
+
+
+def _state(engine: Engine, name: str) -> tuple[object, ...]:
+    """What a failed build must leave as it was: the corpus's row, its shards, and termx's tables."""
+    corpus = _rows(engine, "SELECT id, tokens, documents, classes, created_at FROM termx.corpus WHERE name = :n",
+                   n=name)
+    shards = _rows(engine, "SELECT s.id, s.shard_no, s.server FROM termx.shard s JOIN termx.corpus c "
+                           "ON c.id = s.corpus_id WHERE c.name = :n ORDER BY s.id", n=name)
+    tables = _rows(engine, "SELECT relname, relkind FROM pg_class WHERE relnamespace = 'termx'::regnamespace "
+                           "AND relname ~ '^class_[0-9]+$' ORDER BY relname")
+    return corpus, shards, tables
+
+
+@pytest.mark.parametrize("point", ["copy_classes", "create_index", "swap"])
+def test_a_failed_foreign_append_leaves_every_server_as_it_was(engine: Engine, storage: list[TestServer],
+                                                               monkeypatch: pytest.MonkeyPatch, point: str) -> None:
+    """An --append whose worker fails mid-COPY, while indexing, or whose swap fails: the corpus, the coordinator's
+    tables and both storage servers' tables are as before, and its look-ups answer the same."""
+    fa, fb = storage
+    name = f"fail-{uuid.uuid4().hex[:8]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, name, [docs[:2], docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    before = (_state(engine, name), _remote_tables(fa), _remote_tables(fb))
+    query = "SELECT * FROM termx.stats(:c, CAST(:p AS text[]))"
+    answers = _rows(engine, query, c=name, p=["Ho", "Hi_", "o"])
+    monkeypatch.setenv("TERMX_FAULT", f"fail:{point}")
+    with pytest.raises(Exception, match=f"fault injected at {point}"):
+        save_shards(engine, name, [[Document("e1", "Ho Ho Hi")]], Unit.byte, KMAX, runner=IN_PROCESS, append=True,
+                    server="fb")
+    monkeypatch.delenv("TERMX_FAULT")
+    assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    assert _rows(engine, query, c=name, p=["Ho", "Hi_", "o"]) == answers
+    drop_corpus(engine, name)
+    assert _remote_tables(fa) == [] and _remote_tables(fb) == []
+
+
+def test_kill_9_of_a_foreign_append_is_cleaned_everywhere(engine: Engine, database_url: str,
+                                                          storage: list[TestServer], tmp_path: Path) -> None:
+    """`termx index --append --server fb` killed (-9) after its shards are stored, before the swap: the corpus
+    answers as before, and the next writer's garbage collection drops what was staged on the coordinator and fb."""
+    fa, fb = storage
+    name = f"kill-{uuid.uuid4().hex[:8]}"
+    save_shards(engine, name, [[Document("d1", "Hi_Ho_Hi_Ho"), Document("d2", "Ho there")]], Unit.byte, KMAX,
+                runner=IN_PROCESS, server="fa")
+    before = (_state(engine, name), _remote_tables(fa), _remote_tables(fb))
+    (tmp_path / "more.txt").write_text("Ho Ho Hi")
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_FAULT": "kill:staged"}
+    killed = subprocess.run([sys.executable, "-m", "termx", "index", str(tmp_path / "more.txt"), "--corpus", name,
+                             "--append", "--server", "fb", "-q"], env=env, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert killed.returncode == -9, killed.stderr
+    assert _remote_tables(fb) != []  # staged there, never attached
+    with pytest.raises(CorpusNotFound):  # a writer: it collects the garbage first
+        drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
+    assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    drop_corpus(engine, name)
