@@ -4,29 +4,39 @@ docs/evaluation.md, "The protocol": the figure is the mean and spread over at le
 test part scored once, the record written with date, commit and load (bench/_published.py). What each figure
 scores (docs/figures.md prints the same):
 
-- pku / ja: the whole text de-spaced and indexed once (unit char, raw, 10 lines per pseudo-document; unsupervised,
-  as bench/tune_segment.py does), segmented by `branching` with the code's defaults; seed s's figure is the word F1
-  pooled over the *test* pseudo-documents of `tune_segment.py --data KEY --seed s`.
+- pku / ja: the whole text de-spaced and indexed (unit char, raw, 10 lines per pseudo-document; unsupervised, as
+  bench/tune_segment.py does) and segmented by `branching`; seed s's figure is the word F1 pooled over the *test*
+  pseudo-documents of `tune_segment.py --data KEY --seed s`. Record `segment-KEY-word-f1-defaults`: the code's
+  defaults on every seed. With `--tune`, record `segment-KEY-word-f1`: for each seed, the tune_segment.py command
+  that chose the defaults (`TUNE_COMMAND`) is run on that seed's devtest part (`tune_segment.tune`) and its choice is
+  scored on that seed's test part; the record keeps each seed's choice, so a test can check that seed 0's is the
+  code's defaults.
 - reuters: all 19,043 stories de-spaced (`alnum`) and indexed, the first 1,634 by newid scored (as every Reuters
   figure); the test documents are fixed, so the spread is over 3 seeded folds of them (`termx.evaluation.kfold`,
   seed 0). `branching` with its defaults and its TBL corrector with the TBL defaults (figure per fold: boundary and
-  word F1), then `freq` and `adaptation` (a second run) as the baselines.
+  word F1), then `freq` and `adaptation` (a second run) as the baselines; the records keep the sign test and
+  Wilcoxon over the 1,634 stories (per-story boundary-decision error rate) of branching vs freq, adaptation vs
+  freq and branching + TBL vs branching.
 
-The parameters are the code's defaults, chosen by bench/tune_segment.py (and tune_whitespace_tbl.py) on seed 0's
-development documents only; they are not re-tuned per seed here (a full search per seed takes hours on the shared
-machine), which the records say. Every such figure is a development figure, with the reason in its record.
+Reuters uses the code's defaults, chosen by bench/tune_segment.py and tune_whitespace_tbl.py on seed 0's development
+stories; they are not re-tuned per fold (a Reuters search takes hours on the shared machine), which the records say.
+Every figure here is a development figure, with the reason in its record.
 
-Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku   (ja: seconds to a minute; reuters: ~15 min)
+Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku --tune   (pku: 1 min + ~20 min with --tune;
+ja: 10 s + ~22 min with --tune; reuters: ~20 min, on 2 loaded cores)
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from _data import pku_gold_lines, reuters_documents, ud_japanese_lines
 from _published import Run
+from bench_segment import paired
 from tune_segment import PER_DOC, REUTERS_TEST, documents, tune
 
 from termx.evaluation.metrics import PRF, micro_average
@@ -139,13 +149,17 @@ def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
     docs = reuters_documents()
     folds = [sorted(f.test) for f in kfold(list(range(REUTERS_TEST)), k=len(SEEDS), seed=0)]
     corpus = "published_reuters"
-    try:
-        report = run_whitespace(engine, docs, corpus, scorers=[Scorer.branching], eval_docs=REUTERS_TEST,
-                                replace=True, tbl=TblSettings())
-        baselines = run_whitespace(engine, docs, corpus, scorers=[Scorer.freq, Scorer.adaptation],
-                                   eval_docs=REUTERS_TEST, replace=True)
-    finally:
-        drop_corpus(engine, corpus)
+    with tempfile.TemporaryDirectory() as tmp:
+        main_dir, base_dir = Path(tmp) / "main", Path(tmp) / "base"
+        try:
+            report = run_whitespace(engine, docs, corpus, scorers=[Scorer.branching], eval_docs=REUTERS_TEST,
+                                    replace=True, tbl=TblSettings(), results_dir=main_dir)
+            baselines = run_whitespace(engine, docs, corpus, scorers=[Scorer.freq, Scorer.adaptation],
+                                       eval_docs=REUTERS_TEST, replace=True, results_dir=base_dir)
+        finally:
+            drop_corpus(engine, corpus)
+        tests = (paired(main_dir, base_dir, "branching", "freq") + paired(base_dir, base_dir, "adaptation", "freq")
+                 + paired(main_dir, main_dir, "branching+tbl", "branching"))
     assert report.eval_documents == REUTERS_TEST
     results = {r.scorer: r for r in [*report.results, *baselines.results]}
     common = {"split": f"the first {REUTERS_TEST:,} Reuters-21578 stories by newid ({report.characters:,} "
@@ -169,6 +183,7 @@ def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
         result = results[scorer]
         extra = {"pooled": getattr(result, level).f1, "fold_documents": [len(f) for f in folds],
                  "parameters": result.params.get("params", {})}
+        extra["paired_tests"] = [t for t in tests if scorer in (t["A"], t["B"])]
         if scorer == "branching+tbl":
             extra |= {"tbl": {"rules": tbl.rules, "train_characters": tbl.train_characters,
                               "train_documents": len(tbl.train_documents), "settings": TblSettings().as_dict()}}
