@@ -65,6 +65,10 @@ def render(records: list[dict[str, Any]]) -> str:
                 f"{' '.join(f'{x:g}' for x in r['load_start'])} at the start, "
                 f"{' '.join(f'{x:g}' for x in r['load_end'])} at the end",
                 f"- command: `{r['command']}`"]
+        for t in r.get("paired_tests", []):
+            p = "undefined" if t["p_value"] is None else f"{t['p_value']:.2g}"
+            out.append(f"- paired, {t['A']} vs {t['B']} over {t['A_wins'] + t['B_wins']} untied subsets: {t['A']} "
+                       f"fewer errors on {t['A_wins']}, {t['B']} on {t['B_wins']}; {t['test']} p = {p}")
     return "\n".join(out) + "\n"
 
 
