@@ -66,7 +66,8 @@ def render(records: list[dict[str, Any]]) -> str:
                 f"{' '.join(f'{x:g}' for x in r['load_end'])} at the end",
                 f"- command: `{r['command']}`"]
         for t in r.get("paired_tests", []):
-            p = "undefined" if t["p_value"] is None else f"{t['p_value']:.2g}"
+            p = ("undefined" if t["p_value"] is None else "< 1e-300 (prints 0)" if t["p_value"] == 0
+                 else f"{t['p_value']:.2g}")
             out.append(f"- paired, {t['A']} vs {t['B']} over {t['A_wins'] + t['B_wins']} untied subsets: {t['A']} "
                        f"fewer errors on {t['A_wins']}, {t['B']} on {t['B_wins']}; {t['test']} p = {p}")
     return "\n".join(out) + "\n"
