@@ -39,7 +39,6 @@ import numpy as np
 import psycopg
 from bench_index import MemoryProgress, load_documents, reference_sa_lcp, reset_peak, rss, scratch_database
 from bench_store import percentile, pku_documents, relation_sizes, termx_relations
-from termx.index.indexer import index_documents
 
 from termx.index.build import build_shard
 from termx.index.ingest import Document
@@ -49,7 +48,8 @@ from termx.lookup import stats
 from termx.storage.classrows import class_rows
 from termx.storage.db import connect_or_explain, resolve_url, upgrade
 from termx.storage.index_loader import load_index
-from termx.storage.transactions import class_partition
+from termx.storage.indexer import index_documents
+from termx.storage.partitions import CLASSES, table
 
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -174,7 +174,7 @@ def measure(server: str, docs: list[Document], unit: Unit, threshold: int, n_pat
             conn.execute("VACUUM ANALYZE")
             shard = conn.execute("SELECT id FROM termx.shard").fetchone()
             assert shard is not None
-            cls = relation_sizes(conn, class_partition(shard[0]))
+            cls = relation_sizes(conn, table(CLASSES, shard[0]))
             relations = termx_relations(conn)
             rows = conn.execute("SELECT count(*) FROM termx.class").fetchone()
         drawn = draw_patterns(index, n_patterns, threshold, seed)

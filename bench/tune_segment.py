@@ -151,35 +151,22 @@ def search_passes(seg: Segmenter, grid: dict[str, list[float]], dev_docs: Sequen
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", choices=sorted(GRIDS), default="reuters")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dev-docs", type=int, default=300, help="reuters: devtest documents")
-    parser.add_argument("--dev-fraction", type=float, default=0.25, help="pku/ja: devtest share of pseudo-docs")
-    parser.add_argument("--theta0", type=float, action="append",
-                        help="search only these theta0 values (a smaller grid, e.g. for Reuters under load)")
-    parser.add_argument("--fix", action="append", default=[], metavar="KEY=VALUE",
-                        help="search only this value of a key of either grid (a smaller grid under load)")
-    parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
-    args = parser.parse_args()
-    from termx.storage.db import get_engine
-
-    if not data_dir().is_dir():
-        sys.exit(f"no data folder at {data_dir()} (set TERMX_DATA)")
-    engine = get_engine(args.db)
-    spaced, dev, test, unit, _ = documents(args.data, args.seed, args.dev_docs, args.dev_fraction)
+def tune(engine: Any, data: str, seed: int, dev_docs: int = 300, dev_fraction: float = 0.25,
+         theta0: Sequence[float] | None = None, fix: Sequence[str] = ()) -> dict[str, Any]:
+    """Run the search on seed's devtest documents (the test documents are never segmented) and return what the
+    script prints: the chosen values and their devtest F1."""
+    spaced, dev, test, unit, _ = documents(data, seed, dev_docs, dev_fraction)
     assert not set(dev) & set(test)
-    corpus = f"tune_seg_{args.data}_{args.seed}"
+    corpus = f"tune_seg_{data}_{seed}"
     index_documents(engine, corpus, [Document(d.name, d.text) for d in spaced], unit, replace=True)
     try:
         index = load_index(engine, corpus)
-        dev_docs = [spaced[k] for k in dev]
-        measure = "boundary" if args.data == "reuters" else "word"
-        fixed = {k: [float(v)] for k, v in (f.split("=", 1) for f in args.fix)}
-        grid = {**GRIDS[args.data], **({"theta0": args.theta0} if args.theta0 else {})}
+        dev_docs_ = [spaced[k] for k in dev]
+        measure = "boundary" if data == "reuters" else "word"
+        fixed = {k: [float(v)] for k, v in (f.split("=", 1) for f in fix)}
+        grid = {**GRIDS[data], **({"theta0": list(theta0)} if theta0 else {})}
         grid = {k: fixed.get(k, v) for k, v in grid.items()}
-        pass_grid = {k: fixed.get(k, v) for k, v in PASS_GRIDS[args.data].items()}
+        pass_grid = {k: fixed.get(k, v) for k, v in PASS_GRIDS[data].items()}
         print(f"grid: {json.dumps(grid)}\npass grid: {json.dumps(pass_grid)}", flush=True)
         rows: list[dict[str, Any]] = []
         kept: tuple[float, Segmenter] | None = None  # the best model so far, for the passes' search
@@ -196,7 +183,7 @@ def main() -> None:
             memo: dict[tuple[int, int], ChunkInputs] = {}
             for nu, weight, theta in itertools.product(nus, grid["weight"], grid["theta"]):
                 seg.model.set_final(weight, theta, nu, passes=0)  # (assigning model.params would change nothing)
-                scores = pooled(dev_docs, segment_documents(seg, dev_docs, dev, memo))
+                scores = pooled(dev_docs_, segment_documents(seg, dev_docs_, dev, memo))
                 here.append({**trained, "autonomy": nu, "weight": weight, "theta": theta, "passes": 0,
                              "pass_bigram": 0.0,
                              "boundary_f1": scores["boundary"].f1, "word_f1": scores["word"].f1,
@@ -209,21 +196,40 @@ def main() -> None:
                 kept = (best_here, seg)
         assert kept is not None
         no_passes = max(rows, key=lambda r: r[f"{measure}_f1"])  # max keeps the first of equal scores
-        rows += search_passes(kept[1], pass_grid, dev_docs, dev, measure, train_keys)
+        rows += search_passes(kept[1], pass_grid, dev_docs_, dev, measure, train_keys)
         best = max(rows, key=lambda r: r[f"{measure}_f1"])
         keys = (*train_keys, "autonomy", "weight", "theta", "passes", "pass_bigram")
         chosen = {k: best[k] for k in (*keys, *(PASS_KEYS[1:4] + PASS_KEYS[5:] if best["passes"] else ()))}
         plain = max((r for r in rows if r["autonomy"] == 0 and not r["passes"] and not r["pass_bigram"]),
                     key=lambda r: r[f"{measure}_f1"],
                     default=None)
-        print(json.dumps({"data": args.data, "seed": args.seed, "devtest_documents": len(dev),
-                          "test_documents_never_scored_here": len(test), "measure": f"{measure}_f1",
-                          "devtest_f1": best[f"{measure}_f1"], "chosen": chosen,
-                          "best_without_passes": {k: no_passes[k] for k in (*keys, f"{measure}_f1")},
-                          "best_without_autonomy_or_passes": plain and {k: plain[k] for k in (*keys, f"{measure}_f1")}},
-                         indent=2))
+        return {"data": data, "seed": seed, "devtest_documents": len(dev),
+                "test_documents_never_scored_here": len(test), "measure": f"{measure}_f1",
+                "devtest_f1": best[f"{measure}_f1"], "chosen": chosen,
+                "best_without_passes": {k: no_passes[k] for k in (*keys, f"{measure}_f1")},
+                "best_without_autonomy_or_passes": plain and {k: plain[k] for k in (*keys, f"{measure}_f1")}}
     finally:
         drop_corpus(engine, corpus)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", choices=sorted(GRIDS), default="reuters")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dev-docs", type=int, default=300, help="reuters: devtest documents")
+    parser.add_argument("--dev-fraction", type=float, default=0.25, help="pku/ja: devtest share of pseudo-docs")
+    parser.add_argument("--theta0", type=float, action="append",
+                        help="search only these theta0 values (a smaller grid, e.g. for Reuters under load)")
+    parser.add_argument("--fix", action="append", default=[], metavar="KEY=VALUE",
+                        help="search only this value of a key of either grid (a smaller grid under load)")
+    parser.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    from termx.storage.db import get_engine
+
+    if not data_dir().is_dir():
+        sys.exit(f"no data folder at {data_dir()} (set TERMX_DATA)")
+    found = tune(get_engine(args.db), args.data, args.seed, args.dev_docs, args.dev_fraction, args.theta0, args.fix)
+    print(json.dumps(found, indent=2))
 
 
 if __name__ == "__main__":

@@ -197,25 +197,38 @@ class Search:
     chosen: tuple[str, str, int, str]
 
 
-def search(engine: sa.Engine, seed: int, rebuild: bool = False) -> Search:
-    """Rank every grid point on both domains, score the development parts, choose the best runnable flags."""
+def ranked_lists(engine: sa.Engine, rebuild: bool = False
+                 ) -> tuple[dict[tuple[str, str, str, int, str], list[str]], dict[tuple[str, str, str, int], set[str]]]:
+    """Every grid point's ranked list on both domains, and the candidates per (domain, documents, case, min-df):
+    they do not depend on the split, so several seeds can share them."""
     refs, ref_tokens = references(engine, rebuild)
-    split = {d: parts(d, seed) for d in DOMAINS}
     lists: dict[tuple[str, str, str, int, str], list[str]] = {}
-    ceiling: dict[tuple[str, str, str, int, int], float] = {}
+    cands: dict[tuple[str, str, str, int], set[str]] = {}
     for d, scheme, case in itertools.product(DOMAINS, SCHEMES, CASES):
         rows, tokens = candidate_rows(engine, d, scheme, case, {split_rank(x)[0] for x in RANKS}, refs, rebuild)
         for m in MIN_DFS:
-            cands = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
-            for p, part in enumerate(split[d]):
-                ceiling[(d, scheme, case, m, p)] = len(part.gold & cands) / len(part.gold)
+            cands[(d, scheme, case, m)] = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
             for rank in RANKS:
                 lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
+    return lists, cands
+
+
+def choose(lists: dict[tuple[str, str, str, int, str], list[str]],
+           cands: dict[tuple[str, str, str, int], set[str]], seed: int) -> Search:
+    """Score seed's development parts of both domains, and choose the best runnable flags on them."""
+    split = {d: parts(d, seed) for d in DOMAINS}
+    ceiling = {(d, scheme, case, m, p): len(part.gold & cands[(d, scheme, case, m)]) / len(part.gold)
+               for (d, scheme, case, m) in cands for p, part in enumerate(split[d])}
     grid = list(itertools.product(SCHEMES, CASES, MIN_DFS, RANKS))
     dev_f1 = {(d, *g): f1_list(lists[(d, *g)], split[d][0])[0] for d in DOMAINS for g in grid}
     runnable = [g for g in grid if not split_rank(g[3])[1]]
     chosen = max(runnable, key=lambda g: (sum(dev_f1[(d, *g)] for d in DOMAINS), -grid.index(g)))
     return Search(split, lists, ceiling, dev_f1, chosen)
+
+
+def search(engine: sa.Engine, seed: int, rebuild: bool = False) -> Search:
+    """Rank every grid point on both domains, score the development parts, choose the best runnable flags."""
+    return choose(*ranked_lists(engine, rebuild), seed)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Real-data regression tests: each published word-breaking and TBL figure, re-computed, within a stated tolerance.
+"""Real-data regression tests: the published word-breaking and TBL figures that take a minute or less, re-computed
+and compared with their records in bench/published/ (docs/figures.md), within the records' printed rounding.
 
 Marked `slow` (deselect with `-m 'not slow'`). The data is found as bench/_data.py finds it ($TERMX_DATA, else
 ../shared/data next to the repository); every test skips when its file is absent, and fails instead under
@@ -7,16 +8,21 @@ train/devtest/test split are the bench scripts' own (bench/_data.py, bench/tune_
 exactly the documents the docs name. Tolerance: no wider than the rounding of the published figure (F1s and TBL
 accuracies are printed to 4 decimals, so ±0.00005; the pipelines are deterministic).
 
-The PKU and Japanese figures are development figures (docs/evaluation.md, "The protocol"): their seed-0 test
-splits were scored after many changes; these tests guard them against regressions until a protocol run replaces
-them.
+What is re-computed: the code's defaults on the test parts of the three PKU and Japanese split seeds (the records
+`segment-*-word-f1-defaults`; the per-seed tuned figures take half an hour a data set, so tests/test_figures_page.py
+checks those records against the README and the defaults instead), the 1,634 Reuters stories indexed alone (a
+cheap part of the Reuters experiment, whose full run takes a quarter of an hour), and the TBL learner's training
+accuracies of `bench/bench_tbl.py` (the record `tbl-speedup-nltk`). They are development figures (docs/evaluation.md,
+"The protocol"); these tests guard them against regressions.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -43,9 +49,13 @@ PKU = "zh/sighan2005-pku/pku_test_gold.utf8"
 JA = "ja/ud-japanese-gsd/ja_gsd-ud-dev.conllu"
 REUTERS = "en/reuters21578.jsonl"
 
-# (data, published word F1 on the test split of `bench/tune_segment.py --data KEY --seed 0`) — docs/segment.md
-SPLIT_FIGURES = {"pku": 0.7817, "ja": 0.6183}
+PUBLISHED = REPOSITORY / "bench" / "published"
 REUTERS_ALONE_BOUNDARY_F1 = 0.9042  # the first 1,634 documents indexed alone, branching defaults (docs/segment.md)
+
+
+def record(name: str) -> dict[str, Any]:
+    """A published record (bench/_published.py)."""
+    return json.loads((PUBLISHED / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def bench_modules():  # type: ignore[no-untyped-def]
@@ -62,12 +72,12 @@ def bench_modules():  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("key", ["pku", "ja"])
 def test_unspaced_test_split_word_f1(engine: Engine, shared_data: Callable[..., Path], key: str) -> None:
-    """Branching with default flags, scored on the test pseudo-documents only; the defaults for the script (PKU:
-    `unspaced`, Japanese: `kana`) must be what tune_segment.py chose."""
+    """Branching with default flags, scored on each seed's test pseudo-documents only, equals the record of
+    bench/published_segment.py; the defaults for the script (PKU: `unspaced`, Japanese: `kana`) are what
+    tune_segment.py chose."""
     shared_data(PKU if key == "pku" else JA)
     data, tune, bench = bench_modules()
-    _spaced, dev, test, _unit, _cond = tune.documents(key, 0, 300, 0.25)
-    assert not set(dev) & set(test)
+    published = record(f"segment-{key}-word-f1-defaults")
     lines = data.pku_gold_lines() if key == "pku" else data.ud_japanese_lines()
     options = bench.TUNED[key]
     defaults = DEFAULTS["unspaced" if key == "pku" else "kana"].as_dict()
@@ -81,8 +91,12 @@ def test_unspaced_test_split_word_f1(engine: Engine, shared_data: Callable[..., 
     finally:
         drop_corpus(engine, corpus)
     result = next(r for r in report.results if r.scorer == "branching")
-    word = micro_average([result.per_document[k]["word"] for k in test])
-    assert word.f1 == pytest.approx(SPLIT_FIGURES[key], abs=F1_TOLERANCE), word.f1
+    assert published["parameters"] == defaults
+    for seed, figure in zip(published["seeds"], published["per_seed"], strict=True):
+        _spaced, dev, test, _unit, _cond = tune.documents(key, seed, 300, 0.25)
+        assert not set(dev) & set(test)
+        word = micro_average([result.per_document[k]["word"] for k in test])
+        assert word.f1 == pytest.approx(figure, abs=F1_TOLERANCE), (seed, word.f1)
 
 
 def test_reuters_evaluation_documents_alone(engine: Engine, shared_data: Callable[..., Path]) -> None:
@@ -101,8 +115,10 @@ def test_reuters_evaluation_documents_alone(engine: Engine, shared_data: Callabl
 
 
 def test_tbl_bigram_baseline_figure(shared_data: Callable[..., Path]) -> None:
-    """docs/tbl.md: 100,042 tags of the first Reuters lines, 50 rules, training accuracy .9092 -> .9293."""
+    """docs/tbl.md: 100,042 tags of the first Reuters lines, 50 rules, training accuracy .9092 -> .9293, as the
+    record of bench/bench_tbl.py --publish says."""
     shared_data(REUTERS)
+    published = record("tbl-speedup-nltk")
     data, _tune, _bench = bench_modules()
     enc = encode_lines(data.reuters_first_lines(100_000))
     init = bigram_baseline(enc.tokens, enc.tags, enc.lengths)
@@ -110,5 +126,7 @@ def test_tbl_bigram_baseline_figure(shared_data: Callable[..., Path]) -> None:
                   token_kind="char")
     assert enc.tokens.size == 100_042
     assert float(np.mean(init == enc.tags)) == pytest.approx(0.9092, abs=ACCURACY_TOLERANCE)
-    assert len(model.rules) == 50
+    assert float(np.mean(init == enc.tags)) == pytest.approx(published["accuracy_before"], abs=1e-12)
+    assert len(model.rules) == published["rules"] == 50
     assert model.accuracy_after == pytest.approx(0.9293, abs=ACCURACY_TOLERANCE)
+    assert model.accuracy_after == pytest.approx(published["accuracy_after"], abs=1e-12)
