@@ -35,10 +35,10 @@ from tests.pgcluster import TestServer, pg_servers
 
 from .oracle import df_k, substring_occurrences, token_lists
 from .test_lookup import as_pattern
+from .test_sql_shards import _rows, _texts
 
 KMAX = 3
 IN_PROCESS = pool_runner(1)
-ALPHABETS = {Unit.byte: "ab_é", Unit.char: "日本ab", Unit.word: ["the", "cat", "a", ".", "mat"]}
 runner = CliRunner()
 
 
@@ -57,19 +57,6 @@ def storage(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                 remove_server(engine, row["name"])
 
 
-def _rows(engine: Engine, query: str, **params: object) -> list[dict[str, object]]:
-    with engine.connect() as conn:
-        return [dict(r._mapping) for r in conn.execute(sa.text(query), params)]
-
-
-def _texts(unit: Unit) -> st.SearchStrategy[list[str]]:
-    if unit is Unit.word:
-        doc = st.lists(st.sampled_from(ALPHABETS[unit]), min_size=1, max_size=8).map(" ".join)
-    else:
-        doc = st.text(alphabet=ALPHABETS[unit], min_size=1, max_size=10)  # type: ignore[arg-type]
-    return st.lists(doc, min_size=3, max_size=7)
-
-
 def _pair(engine: Engine, docs: list[Document], cut: int, unit: Unit) -> tuple[str, str]:
     """The same documents as a local corpus and a foreign one: docs[:cut] built (2 shards), docs[cut:] appended."""
     names = []
@@ -86,7 +73,7 @@ def _pair(engine: Engine, docs: list[Document], cut: int, unit: Unit) -> tuple[s
 @given(unit=st.sampled_from(list(Unit)), data=st.data())
 def test_foreign_shards_answer_like_local_ones(engine: Engine, storage: list[TestServer], unit: Unit,
                                                data: st.DataObject) -> None:
-    texts = data.draw(_texts(unit))
+    texts = data.draw(_texts(unit, min_docs=3))
     cut = data.draw(st.integers(1, len(texts) - 1))
     docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
     local, remote = _pair(engine, docs, cut, unit)

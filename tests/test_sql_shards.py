@@ -43,12 +43,12 @@ def _rows(engine: Engine, query: str, **params: object) -> list[dict[str, object
         return [dict(r._mapping) for r in conn.execute(sa.text(query), params)]
 
 
-def _texts(unit: Unit) -> st.SearchStrategy[list[str]]:
+def _texts(unit: Unit, min_docs: int = 2) -> st.SearchStrategy[list[str]]:
     if unit is Unit.word:
         doc = st.lists(st.sampled_from(ALPHABETS[unit]), min_size=1, max_size=8).map(" ".join)
     else:
         doc = st.text(alphabet=ALPHABETS[unit], min_size=1, max_size=10)  # type: ignore[arg-type]
-    return st.lists(doc, min_size=2, max_size=7)
+    return st.lists(doc, min_size=min_docs, max_size=7)
 
 
 def _check(engine: Engine, texts: list[str], cuts: list[int], unit: Unit, min_freq: int = 2) -> None:
