@@ -145,3 +145,14 @@ def test_no_module_over_450_lines() -> None:
     long = sorted(f"{p.relative_to(ROOT)}: {n}" for p in MODULES.values() if (n := len(p.read_text().splitlines()))
                   > MAX_LINES)
     assert long == []
+
+
+def test_the_readme_layout_names_every_part_of_the_package() -> None:
+    """README's Development block names every package and top-level module of termx/ (a new one is listed)."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("## Development"):]
+    packages = [f"termx/{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()]
+    modules = [p.name for p in PACKAGE.glob("*.py") if p.name not in {"__init__.py", "__main__.py"}]
+    assert packages and modules
+    missing = sorted(name for name in packages + modules if name not in block)
+    assert missing == []
