@@ -24,7 +24,8 @@ KMAX = 3
 def _build(engine, texts: list[str], unit: Unit) -> LoadedIndex:  # type: ignore[no-untyped-def]
     name = f"t-{uuid.uuid4().hex[:12]}"
     docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
-    index_documents(engine, name, docs, unit, KMAX)
+    # T = 2: every class that repeats is stored, so the stored rows can be checked against every computed class
+    index_documents(engine, name, docs, unit, KMAX, store_min_freq=2)
     return load_index(engine, name)
 
 
