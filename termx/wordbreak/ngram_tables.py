@@ -125,7 +125,7 @@ class CompactModel:
         (offsets inside each span) and the count per span."""
         cuts = np.empty(max(int((stops - starts).sum()), 0), dtype=np.int64)
         counts = np.zeros(len(starts), dtype=np.int64)
-        _segment_text(ids, starts, stops, classes, char_lengths(ids, self.unit), *self._tables(), cuts, counts)
+        _segment_text(ids, starts, stops, classes, char_lengths(ids, self.unit), *self._tables(), cuts, counts)  # type: ignore[call-arg]
         return cuts, counts
 
     def chunk_scores(self, lines: Sequence[str]) -> tuple[Batch, list[tuple[np.ndarray, np.ndarray]]]:
