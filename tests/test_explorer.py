@@ -121,6 +121,25 @@ def test_the_document_view_highlights_the_occurrence(client: TestClient) -> None
     assert len((doc["before"] + doc["match"] + doc["after"]).encode()) == doc["tokens"]
 
 
+def test_segment_words_carry_the_models_scores(client: TestClient, database_url: str) -> None:
+    """The .json's scores are Corpus.segment_scores' (the search's own, tests/test_segment_scores.py), the words
+    segment_records', and each word's hover title shows its score and the other words starting there."""
+    text = "theoilpricerose\nbank shares fell"
+    rows = client.get(f"/c/{CORPUS}/segment.json", params={"text": text}).json()
+    with termx.Database(database_url) as db:
+        corpus = db.corpus(CORPUS)
+        assert rows == list(corpus.segment_scores(text.split("\n")))
+        assert [r["words"] for r in rows] == [r["words"] for r in corpus.segment_records(text.split("\n"))]
+    for r in rows:
+        assert sum(s["score"] for s in r["scores"]) == pytest.approx(r["total"], rel=1e-12)
+    html = client.get(f"/c/{CORPUS}/segment", params={"text": text}).text
+    for s in rows[0]["scores"]:
+        title = f'model score {s["score"]:.4g} (boundary {s["boundary"]:.4g})'
+        if s["others"]:
+            title += "; others here: " + ", ".join(f'{o["word"]} {o["score"]:.4g}' for o in s["others"])
+        assert f'<span title="{title}; freq ' in html, title
+
+
 def test_hostile_text_is_escaped(client: TestClient) -> None:
     for url in (f"/c/{CORPUS}/concordance?q=script&width=40", f"/c/{CORPUS}/doc?doc_no=14&offset=4&q=%3Cscript",
                 f"/c/{CORPUS}/stats?q=%3Cscript%3Ealert"):

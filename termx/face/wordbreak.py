@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
-from termx.errors import ForeignInput
+from termx.errors import ForeignInput, InputError
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from termx.storage.corpora import CorpusInfo
     from termx.wordbreak.alphabet import Alphabet
     from termx.wordbreak.ngram_tables import CompactModel
+    from termx.wordbreak.word_scores import WordScore
 
 SEGMENT_BATCH = 1000
 """Lines segmented per call of the model."""
@@ -35,6 +36,17 @@ class SegmentRecord(TypedDict):
     text: str
     words: list[str]
     boundaries: list[int]
+
+
+class ScoredRecord(TypedDict):
+    """One segmented line with the score the search gave each word (Corpus.segment_scores)."""
+
+    line: int
+    text: str
+    words: list[str]
+    boundaries: list[int]
+    scores: list[WordScore]
+    total: float
 
 
 class WordBreaking:
@@ -149,6 +161,31 @@ class WordBreaking:
         """segment() as the records `termx segment --format json` prints."""
         first, second = itertools.tee(lines)
         yield from segment_records(first, self.segment(second, batch, max_len, params, store))
+
+    def segment_scores(self, lines: Iterable[str], others: int = 3, batch: int = SEGMENT_BATCH,
+                       max_len: int | None = None, params: Mapping[str, float] | None = None, store: bool = True
+                       ) -> Iterator[ScoredRecord]:
+        """segment_records() with, per word, the score the model's Viterbi search gave it (weight · log P + the
+        boundary term it includes) and the `others` best-scoring other words starting at the same place, and per
+        line the total the search maximised (the sum of its words' scores)."""
+        from termx.wordbreak.line_batches import segment_record
+        from termx.wordbreak.word_scores import scored_words
+
+        if others < 0:
+            raise InputError("`others` must be 0 or more", params=("others",))
+        it = iter(lines)
+        chunk = list(itertools.islice(it, batch))
+        self._check_alphabet(chunk)
+        model = self.model(max_len, params, store)
+        n = 1
+        while chunk:
+            found, tables = model.chunk_scores(chunk)
+            for line, (scores, total) in zip(chunk, scored_words(found, tables, model.params["theta"], others),
+                                             strict=True):
+                record = segment_record(n, line, [w["word"] for w in scores])
+                yield {**record, "scores": scores, "total": total}  # type: ignore[typeddict-item]
+                n += 1
+            chunk = list(itertools.islice(it, batch))
 
     def _forget_models(self) -> None:
         """Drop the models and the alphabet held in memory."""

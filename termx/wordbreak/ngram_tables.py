@@ -125,13 +125,26 @@ class CompactModel:
         (offsets inside each span) and the count per span."""
         cuts = np.empty(max(int((stops - starts).sum()), 0), dtype=np.int64)
         counts = np.zeros(len(starts), dtype=np.int64)
-        p = self.params
-        _segment_text(ids, starts, stops, classes, char_lengths(ids, self.unit), self._ftable, self._fvalues,
-                      self._rtable, self._rvalues, self.mean,
-                      class_bonus(p["kappa"], p["kappa_digit"], p["kappa_han_kana"], p["kappa_run"]), bool(p["runs"]),
-                      self.log_p_unknown, p["weight"], p["theta"],
-                      self.max_len, self.width, cuts, counts)
+        _segment_text(ids, starts, stops, classes, char_lengths(ids, self.unit), *self._tables(), cuts, counts)  # type: ignore[call-arg]
         return cuts, counts
+
+    def chunk_scores(self, lines: Sequence[str]) -> tuple[Batch, list[tuple[np.ndarray, np.ndarray]]]:
+        """The lines' batch and, per white-space-free chunk of it, the word scores segment_lines() maximises over
+        (scores[p, L-1]: the word of L tokens at p; -inf: no word) and the boundary evidence ev[p] they include
+        (a word at p > 0 scores weight · log P + ev[p] − θ)."""
+        batch = Batch.of(lines, self.unit)
+        ids = self.ids(batch.joined)
+        classes = text_classes(batch.joined, self.unit)
+        char_len = char_lengths(ids, self.unit)
+        return batch, [_span_scores(ids, int(lo), int(hi - lo), classes, char_len, *self._tables())
+                       for lo, hi in zip(batch.starts, batch.stops, strict=True)]
+
+    def _tables(self) -> tuple[Any, ...]:
+        """The model's arguments of the compiled search, after the text's."""
+        p = self.params
+        return (self._ftable, self._fvalues, self._rtable, self._rvalues, self.mean,
+                class_bonus(p["kappa"], p["kappa_digit"], p["kappa_han_kana"], p["kappa_run"]), bool(p["runs"]),
+                self.log_p_unknown, p["weight"], p["theta"], self.max_len, self.width)
 
 
 def compact_model(model: Any, unit: Unit, vocab: list[str] | None) -> CompactModel:
@@ -273,25 +286,33 @@ def _walk(ids, first, step, n, table, values, cand, sil, h, lp):  # type: ignore
 
 
 @nb.njit(cache=True)
+def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,  # type: ignore[no-untyped-def]
+                 log_p_unknown, weight, theta, max_len, width):
+    """The scores[p, L-1] the Viterbi search maximises over (`combine`) for the span of n tokens from `lo`, and
+    the boundary evidence ev[p] they include."""
+    window = mean.shape[1]
+    fcand = np.full((n, width), ABSENT, dtype=np.int64)
+    rcand = np.full((n, window), ABSENT, dtype=np.int64)
+    fsil = np.zeros(n * width, dtype=np.int64)
+    rsil = np.zeros(n * window, dtype=np.int64)
+    fh = np.zeros(n * width)
+    rh = np.zeros(n * window)
+    scores = np.full((n, max_len), -np.inf)
+    _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, scores)
+    _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, scores[:, :0])
+    ev = np.zeros(n + 1)
+    _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], bonus, ev)
+    runs = np.zeros(n, dtype=np.int64)
+    run_lengths(classes[lo:lo + n], runs_on, runs)
+    combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs)
+    return scores, ev
+
+
+@nb.njit(cache=True)
 def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus,  # type: ignore[no-untyped-def]
                   runs_on, log_p_unknown, weight, theta, max_len, width, cuts, counts):
     at = 0
-    window = mean.shape[1]
     for k in range(len(starts)):
-        lo = starts[k]
-        n = stops[k] - lo
-        fcand = np.full((n, width), ABSENT, dtype=np.int64)
-        rcand = np.full((n, window), ABSENT, dtype=np.int64)
-        fsil = np.zeros(n * width, dtype=np.int64)
-        rsil = np.zeros(n * window, dtype=np.int64)
-        fh = np.zeros(n * width)
-        rh = np.zeros(n * window)
-        scores = np.full((n, max_len), -np.inf)
-        _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, scores)
-        _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, scores[:, :0])
-        ev = np.zeros(n + 1)
-        _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], bonus, ev)
-        runs = np.zeros(n, dtype=np.int64)
-        run_lengths(classes[lo:lo + n], runs_on, runs)
-        combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs)
+        scores, _ = _span_scores(ids, starts[k], stops[k] - starts[k], classes, char_len, ftable, fvalues, rtable,
+                                 rvalues, mean, bonus, runs_on, log_p_unknown, weight, theta, max_len, width)
         at = append_best(scores, cuts, counts, k, at)

@@ -60,14 +60,19 @@ def viterbi(scores: np.ndarray) -> np.ndarray:
     `scores[p, L-1]` is the score of the word of length L starting at p; -inf forbids it. Ties go to the
     longest last word.
     """
+    return best_path(scores)[0]
+
+
+def best_path(scores: np.ndarray) -> tuple[np.ndarray, float]:
+    """viterbi()'s cuts and the total score of that segmentation (the largest sum of word scores)."""
     n = scores.shape[0]
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), 0.0
     back = np.zeros(n + 1, dtype=np.int64)
     total = _forward(np.ascontiguousarray(scores, dtype=np.float64), back)
     if not np.isfinite(total):
         raise InputError("no segmentation is possible", "every character needs a finite single-character score")
-    return _cuts(back, n)
+    return _cuts(back, n), float(total)
 
 
 @nb.njit(cache=True)

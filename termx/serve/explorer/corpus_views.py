@@ -132,10 +132,11 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
         if lines and not c.has_model():
             with _TRAINING:  # the default model, found stored or trained once (as POST /segment does)
                 c.model()
-        rows = list(c.segment_records(lines)) if lines else []
+        rows = list(c.segment_scores(lines)) if lines else []
         words = sorted({w for r in rows for w in r["words"]})
         stats = {r["pattern"]: r for r in c.stats(words)} if words else {}
-        return Page(f"{corpus}: segment", "segment.html", rows, ("line", "text", "words", "boundaries"),
+        return Page(f"{corpus}: segment", "segment.html", rows,
+                    ("line", "text", "words", "boundaries", "scores", "total"),
                     {"corpus": corpus, "text": text, "stats": stats,
                      "corpora": Database(db).names()})
 
