@@ -1,7 +1,8 @@
 """Foreign shards (issue 30, docs/scale-out.md "When one PostgreSQL server is not enough"): the same documents
 indexed locally (a build, then --append) and over two storage servers (the build's class rows on one, the
 append's on the other, attached as postgres_fdw foreign partitions) answer every look-up equal, field by field,
-and equal to brute force; a drop while a server is down is finished by the next command that reaches it."""
+and equal to brute force; a drop while a server is down is finished by the next command that reaches it; while a
+server is down, what needs it names the server and the corpus's shards there in one line."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.errors import CorpusNotFound
+from termx.errors import CorpusNotFound, ServerUnreachable, database_error_line
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import stats
@@ -151,6 +152,57 @@ def test_cli_index_append_look_ups_and_drop(engine: Engine, db_env: str, storage
     assert _remote_tables(fb) == []
     assert {r["name"]: r["shards"] for r in json.loads(run("servers", "list", "--format", "json"))} == \
         {"fa": 0, "fb": 0}
+
+
+def test_a_down_server_is_named_with_its_shards(engine: Engine, db_env: str, database_url: str,
+                                                 storage: list[TestServer]) -> None:
+    """fb down: what reads its partitions (the look-up of the input's characters in a byte corpus before
+    segmenting, through `termx segment`, `Corpus.segment` and HTTP /segment) says in one line that storage server
+    'fb' is unreachable and which shards of the corpus it holds (not the one on fa), without fb's password: exit
+    1 / ServerUnreachable / 503. Look-ups on the loaded shards of that corpus, and the same commands on a corpus
+    whose shards are all on fa, keep answering."""
+    client_module = pytest.importorskip("fastapi.testclient")
+    import termx
+    from termx.serve import create_app
+
+    fa, fb = storage
+    down, up = f"down-{uuid.uuid4().hex[:8]}", f"up-{uuid.uuid4().hex[:8]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, down, [docs[:1], docs[1:2]], Unit.byte, KMAX, runner=IN_PROCESS, server="fb")
+    save_shards(engine, down, [docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, append=True, server="fa")
+    save_shards(engine, up, [docs], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    assert _rows(engine, "SELECT s.shard_no, s.server FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
+                         "WHERE c.name = :n ORDER BY s.shard_no", n=down) == \
+        [{"shard_no": 0, "server": "fb"}, {"shard_no": 1, "server": "fb"}, {"shard_no": 2, "server": "fa"}]
+    named = f"storage server 'fb' is unreachable (corpus '{down}', shards 0, 1)"
+    client = client_module.TestClient(create_app(database_url), base_url="http://127.0.0.1")
+    fb.stop()
+    try:
+        result = runner.invoke(app, ["segment", down], input="Hi Ho\n")
+        assert result.exit_code == 1, (result.stdout, result.stderr)
+        assert result.stderr.startswith(f"Error: {named}: connection to server at "), result.stderr
+        assert len(result.stderr.splitlines()) == 1 and fb.password not in result.stderr
+        with termx.open(down, db=database_url) as corpus, pytest.raises(ServerUnreachable) as raised:
+            list(corpus.segment(["Hi Ho"]))
+        assert raised.value.what == named and fb.password not in str(raised.value)
+        answer = client.get(f"/segment?corpus={down}&line=Hi+Ho")
+        assert (answer.status_code, answer.json()) == (503, {"error": f"{named} (the server's log says why)"})
+        stats = runner.invoke(app, ["stats", down, "Ho", "--format", "json"])  # the loaded shards: the coordinator's
+        assert stats.exit_code == 0 and json.loads(stats.stdout)[0]["freq"] == 4, stats.stderr
+        other = runner.invoke(app, ["segment", up], input="Hi Ho\n")
+        assert other.exit_code == 0 and other.stdout.strip(), other.stderr
+        assert client.get(f"/segment?corpus={up}&line=Hi+Ho").status_code == 200
+        assert _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=up) == [{"freq": 4}]
+        with pytest.raises(sa.exc.OperationalError, match="termx_fb") as raw:  # the SQL function, outside termx
+            _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=down)
+        line = database_error_line(raw.value)  # what the CLI and HTTP say of it: the server, if not the shards
+        assert line is not None and line.startswith("storage server 'fb' is unreachable: connection to server at ")
+    finally:
+        fb.start()
+    with termx.open(down, db=database_url) as corpus:
+        assert list(corpus.segment(["Hi Ho"]))
+    for name in (down, up):
+        drop_corpus(engine, name)
 
 
 def _state(engine: Engine, name: str) -> tuple[object, ...]:
