@@ -201,6 +201,7 @@ def test_a_down_server_is_named_with_its_shards(engine: Engine, db_env: str, dat
         fb.start()
     with termx.open(down, db=database_url) as corpus:
         assert list(corpus.segment(["Hi Ho"]))
+    assert client.get(f"/segment?corpus={down}&line=Hi+Ho").status_code == 200  # its pool reaches fb again
     for name in (down, up):
         drop_corpus(engine, name)
 
