@@ -260,3 +260,43 @@ def test_kill_9_of_a_foreign_append_is_cleaned_everywhere(engine: Engine, databa
         drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
     assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
     drop_corpus(engine, name)
+
+
+def test_remove_force_forgets_a_server_gone_for_good(engine: Engine, db_env: str, storage: list[TestServer]) -> None:
+    """fb gone: `servers remove fb` is refused naming the corpus; `--force` warns in one line naming it, then drops
+    that corpus (its shard on fa too), the coordinator's foreign tables and shard rows of fb, and the registry row;
+    a corpus on fa alone keeps answering. (Last in the module: fb is registered again afterwards.)"""
+    fa, fb = storage
+    gone, kept = f"gone-{uuid.uuid4().hex[:8]}", f"kept-{uuid.uuid4().hex[:8]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, gone, [docs[:2]], Unit.byte, KMAX, runner=IN_PROCESS, server="fb")
+    save_shards(engine, gone, [docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, append=True, server="fa")
+    save_shards(engine, kept, [docs], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    kept_tables = _remote_tables(fa)
+    foreign = "SELECT relname FROM pg_class WHERE relnamespace = 'termx'::regnamespace AND relkind = 'f' " \
+              "AND relname ~ '^class_[0-9]+$' ORDER BY relname"
+    fb.stop()
+    try:
+        refused = runner.invoke(app, ["servers", "remove", "fb"])
+        assert refused.exit_code == 1 and f"'{gone}'" in refused.stderr
+        forced = runner.invoke(app, ["servers", "remove", "fb", "--force"])
+        assert forced.exit_code == 0, forced.stderr
+        warning = [line for line in forced.stderr.splitlines() if line.startswith("Warning:")]
+        assert len(warning) == 1 and "fb" in warning[0] and gone in warning[0] and kept not in warning[0]
+        assert [r["name"] for r in list_servers(engine)] == ["fa"]
+        assert _rows(engine, "SELECT count(*) AS n FROM termx.shard WHERE server = 'fb'") == [{"n": 0}]
+        with pytest.raises(CorpusNotFound):
+            load_shards(engine, gone)
+        shards_of_kept = _rows(engine, "SELECT 'class_' || s.id AS relname FROM termx.shard s JOIN termx.corpus c "
+                                       "ON c.id = s.corpus_id WHERE c.name = :n ORDER BY 1", n=kept)
+        assert _rows(engine, foreign) == shards_of_kept  # gone's foreign tables (on fb and on fa) are dropped
+        assert [t for t in _remote_tables(fa) if not t.endswith("_idx")] == [r["relname"] for r in shards_of_kept]
+        assert set(_remote_tables(fa)) < set(kept_tables)  # gone's table on fa is dropped too
+        assert _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=kept) == [{"freq": 4}]
+        unknown = runner.invoke(app, ["servers", "remove", "fb", "--force"])
+        assert unknown.exit_code == 1 and "no server named 'fb'" in unknown.stderr
+    finally:
+        fb.start()
+        if "fb" not in [r["name"] for r in list_servers(engine)]:
+            add_server(engine, "fb", fb.url("termx"))
+    drop_corpus(engine, kept)
