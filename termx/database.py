@@ -87,11 +87,18 @@ class Database(Closing, ServerAdmin, CacheAdmin, TblModels, Experiments):
 
         return add_server(self.engine, name, url)
 
-    def remove_server(self, name: str) -> dict[str, Any]:
-        """Unregister storage server `name` (`termx servers remove`); ServerError while a corpus has shards there."""
+    def remove_server(self, name: str, force: bool = False) -> dict[str, Any]:
+        """Unregister storage server `name` (`termx servers remove`); ServerError while a corpus has shards there,
+        unless `force` (a server gone for good: the corpora with shards there are dropped, listed in `dropped`)."""
         from termx.storage.servers import remove_server
 
-        return remove_server(self.engine, name)
+        return remove_server(self.engine, name, force)
+
+    def server_corpora(self, name: str) -> list[str]:
+        """The corpora with shards on storage server `name` (what `remove_server(name, force=True)` drops)."""
+        from termx.storage.servers import corpora_on_server
+
+        return corpora_on_server(self.engine, name)
 
     def corpus(self, name: str, load: bool = False) -> Corpus:
         """The corpus `name` for look-ups, terms, segmentation and jdf (CorpusNotFound if there is none); with

@@ -8,6 +8,7 @@ CLI can render it as its flag (`--replace`) and a library user reads the argumen
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 from collections.abc import Iterable, Sequence
 
@@ -52,6 +53,15 @@ class CorpusInUse(TermxError):
 
 class DatabaseUnavailable(TermxError):
     """The PostgreSQL server cannot be reached or started."""
+
+
+class ServerUnreachable(DatabaseUnavailable):
+    """A storage server (`termx servers`) that holds shards a command needs cannot be reached through postgres_fdw.
+    `what` names the server and those shards; the message adds libpq's reason (host and port, never a password)."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}", "is it running? `termx servers list` shows which servers answer")
+        self.what = what
 
 
 class PatternError(TermxError):
@@ -99,16 +109,43 @@ def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0][:300]
 
 
-def database_error_line(exc: Exception) -> str | None:
-    """A one-line report of a database error that escaped the library (the server went away mid-command, or
-    cannot be reached at all); None when `exc` is not one. psycopg is looked up, not imported: it is loaded
-    whenever one of its errors exists."""
+_FDW_UNREACHABLE = re.compile(r'could not connect to server "termx_([a-z][a-z0-9_-]{0,39})"')
+"""postgres_fdw's report that it cannot connect to a storage server (whose postgres_fdw server is termx_NAME)."""
+
+
+def _psycopg_error(exc: BaseException) -> BaseException | None:
+    """The psycopg error `exc` is or wraps (SQLAlchemy's `orig`), or None. psycopg is looked up, not imported: it
+    is loaded whenever one of its errors exists."""
     psycopg = sys.modules.get("psycopg")
     if psycopg is None:
         return None
     orig = getattr(exc, "orig", None) if isinstance(getattr(exc, "orig", None), BaseException) else exc
-    if not isinstance(orig, psycopg.Error):
+    return orig if isinstance(orig, psycopg.Error) else None
+
+
+def unreachable_server(exc: BaseException) -> tuple[str, str] | None:
+    """(server name, libpq's one-line reason) when `exc` is postgres_fdw failing to connect to a registered storage
+    server (docs/scale-out.md); None for any other error."""
+    orig = _psycopg_error(exc)
+    diag = getattr(orig, "diag", None)
+    found = _FDW_UNREACHABLE.fullmatch(getattr(diag, "message_primary", None) or "")
+    if found is None or not (getattr(orig, "sqlstate", None) or "").startswith("08"):
         return None
+    reason = (getattr(diag, "message_detail", None) or "").strip().splitlines()
+    return found.group(1), (reason[0].strip() if reason else "no reason given")
+
+
+def database_error_line(exc: Exception) -> str | None:
+    """A one-line report of a database error that escaped the library (the server went away mid-command, or
+    cannot be reached at all, or a storage server holding some of its shards cannot); None when `exc` is not
+    one."""
+    orig = _psycopg_error(exc)
+    if orig is None:
+        return None
+    server = unreachable_server(orig)
+    if server is not None:
+        return str(ServerUnreachable(f"storage server {server[0]!r} is unreachable", server[1]))
+    psycopg = sys.modules["psycopg"]
     diag = getattr(orig, "diag", None)
     reason = getattr(diag, "message_primary", None) or first_line(orig) or type(orig).__name__
     state = getattr(orig, "sqlstate", None) or ""

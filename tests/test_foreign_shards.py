@@ -1,7 +1,8 @@
 """Foreign shards (issue 30, docs/scale-out.md "When one PostgreSQL server is not enough"): the same documents
 indexed locally (a build, then --append) and over two storage servers (the build's class rows on one, the
 append's on the other, attached as postgres_fdw foreign partitions) answer every look-up equal, field by field,
-and equal to brute force; a drop while a server is down is finished by the next command that reaches it."""
+and equal to brute force; a drop while a server is down is finished by the next command that reaches it; while a
+server is down, what needs it names the server and the corpus's shards there in one line."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
 from termx.cli import app
-from termx.errors import CorpusNotFound
+from termx.errors import CorpusNotFound, ServerUnreachable, database_error_line
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.lookup import stats
@@ -153,6 +154,58 @@ def test_cli_index_append_look_ups_and_drop(engine: Engine, db_env: str, storage
         {"fa": 0, "fb": 0}
 
 
+def test_a_down_server_is_named_with_its_shards(engine: Engine, db_env: str, database_url: str,
+                                                 storage: list[TestServer]) -> None:
+    """fb down: what reads its partitions (the look-up of the input's characters in a byte corpus before
+    segmenting, through `termx segment`, `Corpus.segment` and HTTP /segment) says in one line that storage server
+    'fb' is unreachable and which shards of the corpus it holds (not the one on fa), without fb's password: exit
+    1 / ServerUnreachable / 503. Look-ups on the loaded shards of that corpus, and the same commands on a corpus
+    whose shards are all on fa, keep answering."""
+    client_module = pytest.importorskip("fastapi.testclient")
+    import termx
+    from termx.serve import create_app
+
+    fa, fb = storage
+    down, up = f"down-{uuid.uuid4().hex[:8]}", f"up-{uuid.uuid4().hex[:8]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, down, [docs[:1], docs[1:2]], Unit.byte, KMAX, runner=IN_PROCESS, server="fb")
+    save_shards(engine, down, [docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, append=True, server="fa")
+    save_shards(engine, up, [docs], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    assert _rows(engine, "SELECT s.shard_no, s.server FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
+                         "WHERE c.name = :n ORDER BY s.shard_no", n=down) == \
+        [{"shard_no": 0, "server": "fb"}, {"shard_no": 1, "server": "fb"}, {"shard_no": 2, "server": "fa"}]
+    named = f"storage server 'fb' is unreachable (corpus '{down}', shards 0, 1)"
+    client = client_module.TestClient(create_app(database_url), base_url="http://127.0.0.1")
+    fb.stop()
+    try:
+        result = runner.invoke(app, ["segment", down], input="Hi Ho\n")
+        assert result.exit_code == 1, (result.stdout, result.stderr)
+        assert result.stderr.startswith(f"Error: {named}: connection to server at "), result.stderr
+        assert len(result.stderr.splitlines()) == 1 and fb.password not in result.stderr
+        with termx.open(down, db=database_url) as corpus, pytest.raises(ServerUnreachable) as raised:
+            list(corpus.segment(["Hi Ho"]))
+        assert raised.value.what == named and fb.password not in str(raised.value)
+        answer = client.get(f"/segment?corpus={down}&line=Hi+Ho")
+        assert (answer.status_code, answer.json()) == (503, {"error": f"{named} (the server's log says why)"})
+        stats = runner.invoke(app, ["stats", down, "Ho", "--format", "json"])  # the loaded shards: the coordinator's
+        assert stats.exit_code == 0 and json.loads(stats.stdout)[0]["freq"] == 4, stats.stderr
+        other = runner.invoke(app, ["segment", up], input="Hi Ho\n")
+        assert other.exit_code == 0 and other.stdout.strip(), other.stderr
+        assert client.get(f"/segment?corpus={up}&line=Hi+Ho").status_code == 200
+        assert _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=up) == [{"freq": 4}]
+        with pytest.raises(sa.exc.OperationalError, match="termx_fb") as raw:  # the SQL function, outside termx
+            _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=down)
+        line = database_error_line(raw.value)  # what the CLI and HTTP say of it: the server, if not the shards
+        assert line is not None and line.startswith("storage server 'fb' is unreachable: connection to server at ")
+    finally:
+        fb.start()
+    with termx.open(down, db=database_url) as corpus:
+        assert list(corpus.segment(["Hi Ho"]))
+    assert client.get(f"/segment?corpus={down}&line=Hi+Ho").status_code == 200  # its pool reaches fb again
+    for name in (down, up):
+        drop_corpus(engine, name)
+
+
 def _state(engine: Engine, name: str) -> tuple[object, ...]:
     """What a failed build must leave as it was: the corpus's row, its shards, and termx's tables."""
     corpus = _rows(engine, "SELECT id, tokens, documents, classes, created_at FROM termx.corpus WHERE name = :n",
@@ -207,3 +260,43 @@ def test_kill_9_of_a_foreign_append_is_cleaned_everywhere(engine: Engine, databa
         drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
     assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
     drop_corpus(engine, name)
+
+
+def test_remove_force_forgets_a_server_gone_for_good(engine: Engine, db_env: str, storage: list[TestServer]) -> None:
+    """fb gone: `servers remove fb` is refused naming the corpus; `--force` warns in one line naming it, then drops
+    that corpus (its shard on fa too), the coordinator's foreign tables and shard rows of fb, and the registry row;
+    a corpus on fa alone keeps answering. (Last in the module: fb is registered again afterwards.)"""
+    fa, fb = storage
+    gone, kept = f"gone-{uuid.uuid4().hex[:8]}", f"kept-{uuid.uuid4().hex[:8]}"
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, gone, [docs[:2]], Unit.byte, KMAX, runner=IN_PROCESS, server="fb")
+    save_shards(engine, gone, [docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, append=True, server="fa")
+    save_shards(engine, kept, [docs], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    kept_tables = _remote_tables(fa)
+    foreign = "SELECT relname FROM pg_class WHERE relnamespace = 'termx'::regnamespace AND relkind = 'f' " \
+              "AND relname ~ '^class_[0-9]+$' ORDER BY relname"
+    fb.stop()
+    try:
+        refused = runner.invoke(app, ["servers", "remove", "fb"])
+        assert refused.exit_code == 1 and f"'{gone}'" in refused.stderr
+        forced = runner.invoke(app, ["servers", "remove", "fb", "--force"])
+        assert forced.exit_code == 0, forced.stderr
+        warning = [line for line in forced.stderr.splitlines() if line.startswith("Warning:")]
+        assert len(warning) == 1 and "fb" in warning[0] and gone in warning[0] and kept not in warning[0]
+        assert [r["name"] for r in list_servers(engine)] == ["fa"]
+        assert _rows(engine, "SELECT count(*) AS n FROM termx.shard WHERE server = 'fb'") == [{"n": 0}]
+        with pytest.raises(CorpusNotFound):
+            load_shards(engine, gone)
+        shards_of_kept = _rows(engine, "SELECT 'class_' || s.id AS relname FROM termx.shard s JOIN termx.corpus c "
+                                       "ON c.id = s.corpus_id WHERE c.name = :n ORDER BY 1", n=kept)
+        assert _rows(engine, foreign) == shards_of_kept  # gone's foreign tables (on fb and on fa) are dropped
+        assert [t for t in _remote_tables(fa) if not t.endswith("_idx")] == [r["relname"] for r in shards_of_kept]
+        assert set(_remote_tables(fa)) < set(kept_tables)  # gone's table on fa is dropped too
+        assert _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=kept) == [{"freq": 4}]
+        unknown = runner.invoke(app, ["servers", "remove", "fb", "--force"])
+        assert unknown.exit_code == 1 and "no server named 'fb'" in unknown.stderr
+    finally:
+        fb.start()
+        if "fb" not in [r["name"] for r in list_servers(engine)]:
+            add_server(engine, "fb", fb.url("termx"))
+    drop_corpus(engine, kept)

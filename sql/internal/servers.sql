@@ -64,3 +64,17 @@ UPDATE termx.shard SET server = :name WHERE id = :shard
 -- name: foreign_shards
 -- the shards of a corpus whose classes live on a storage server
 SELECT id, server FROM termx.shard WHERE corpus_id = :corpus AND server IS NOT NULL ORDER BY id
+
+-- name: shard_numbers_on_server
+-- the shards of named corpora on a server, by corpus and shard number (what an unreachable server's error names)
+SELECT c.name, sh.shard_no FROM termx.shard sh JOIN termx.corpus c ON c.id = sh.corpus_id
+ WHERE sh.server = :name AND c.name IS NOT NULL ORDER BY c.name, sh.shard_no
+
+-- name: corpora_on_server
+-- the named corpora with shards on a server (what `termx servers remove --force` drops)
+SELECT DISTINCT c.name FROM termx.shard sh JOIN termx.corpus c ON c.id = sh.corpus_id
+ WHERE sh.server = :name AND c.name IS NOT NULL ORDER BY c.name
+
+-- name: forget_shards
+-- a server gone for good: its shards' tables there can no longer be dropped, so their purge skips them
+UPDATE termx.shard SET server = NULL WHERE server = :name

@@ -52,10 +52,17 @@ def servers_list(db: DbOption = None, fmt: FormatOption = Format.table, quiet: Q
 
 @servers_app.command("remove")
 def servers_remove(name: Annotated[str, typer.Argument(help="The server to unregister.")], db: DbOption = None,
+                   force: Annotated[bool, typer.Option("--force", help="For a server gone for good: also drop "
+                                                       "every corpus with shards there.")] = False,
                    quiet: QuietOption = False, verbose: VerboseOption = False) -> None:
     """Unregister a storage server and drop its postgres_fdw server and user mappings (refused while a corpus has
-    shards there; its data on the server is left as it is)."""
+    shards there, unless --force; its data on the server is left as it is)."""
     from termx.database import Database
 
-    Database(db).remove_server(name)
+    database = Database(db)
+    if force:
+        doomed = database.server_corpora(name)
+        typer.echo(f"Warning: removing server {name} for good drops the corpora with shards there: "
+                   f"{', '.join(doomed) or 'none'}", err=True)
+    database.remove_server(name, force)
     notice(f"removed server {name}")

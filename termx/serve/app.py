@@ -33,7 +33,15 @@ from termx.defaults import (
     TERMS_TOP,
     Ranking,
 )
-from termx.errors import CorpusNotFound, DatabaseUnavailable, TermxError, database_error_line, first_line
+from termx.errors import (
+    CorpusNotFound,
+    DatabaseUnavailable,
+    ServerUnreachable,
+    TermxError,
+    database_error_line,
+    first_line,
+    unreachable_server,
+)
 from termx.limits import HTTP, MAX_LEN
 
 DEFAULT_MAX_BODY = 1 << 20
@@ -44,7 +52,9 @@ DEFAULT_MAX_TRAIN_TOKENS = HTTP.train_tokens
 """Largest corpus (tokens) a request may have a model trained on for its own params."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 """The names a server on the loopback interface answers to by default."""
-UNAVAILABLE = "database unavailable (the server's log says why)"
+UNSEEN = "(the server's log says why)"
+"""What an answer says instead of a database's own reason (it may name hosts and ports)."""
+UNAVAILABLE = f"database unavailable {UNSEEN}"
 """What a client is told when the database is down: where the database is and why it failed stay in the log."""
 
 log = logging.getLogger("termx.serve")
@@ -202,7 +212,8 @@ def _database_status(exc: Exception) -> tuple[int, str] | None:
     message = database_error_line(exc)
     if message is None:
         return None
-    return (503 if message.startswith("lost or could not open") else 500), message.split(" (")[0]
+    unreachable = message.startswith("lost or could not open") or unreachable_server(exc) is not None
+    return (503 if unreachable else 500), message.split(" (")[0]
 
 
 def _install_handlers(app: FastAPI) -> None:
@@ -224,13 +235,16 @@ def _install_handlers(app: FastAPI) -> None:
     async def termx_error(request: Request, exc: TermxError) -> JSONResponse:
         if isinstance(exc, DatabaseUnavailable):
             log.error("termx serve: 503 on %s %s: %s", request.method, request.url.path, first_line(exc))
-            return _error(503, UNAVAILABLE)
+            return _error(503, f"{exc.what} {UNSEEN}" if isinstance(exc, ServerUnreachable) else UNAVAILABLE)
         return _error(404 if isinstance(exc, CorpusNotFound) else 400, first_line(exc))
 
     async def database_error(request: Request, exc: Exception) -> JSONResponse:
         status, message = _database_status(exc) or (500, f"database error ({type(exc).__name__})")
         log.error("termx serve: %d on %s %s: %s", status, request.method, request.url.path, message)
-        return _error(status, UNAVAILABLE if status == 503 else "database error (the server's log says why)")
+        server = unreachable_server(exc)
+        if server is not None:  # postgres_fdw's failure outside the library's own naming of the shards
+            return _error(503, f"storage server {server[0]!r} is unreachable {UNSEEN}")
+        return _error(status, UNAVAILABLE if status == 503 else f"database error {UNSEEN}")
 
     app.add_exception_handler(sa.exc.DBAPIError, database_error)
     app.add_exception_handler(psycopg.Error, database_error)

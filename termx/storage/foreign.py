@@ -7,16 +7,24 @@ The build stages the storage server's table (termx_shards.class_<id>, over a dir
 coordinator's foreign table; the worker COPYs the class rows and builds the indexes on the storage server; the
 swap attaches the foreign table like a local one. A purge drops the storage server's tables first: while a server
 is unreachable the nameless corpus stays, and the next command's garbage collection tries again.
+
+While a storage server is down, what reads its partitions through postgres_fdw (the SQL look-ups: `termx sql`,
+termx.stats, ...) fails; `naming_unreachable` turns that failure into one ServerUnreachable line naming the server
+and the corpus's shards on it. Look-ups on loaded shards read only the coordinator's arrays and keep answering.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 
 import psycopg
+import sqlalchemy as sa
 from psycopg.conninfo import make_conninfo
+from sqlalchemy.engine import Engine
 
-from termx.errors import ServerError
+from termx.errors import ServerError, ServerUnreachable, unreachable_server
 from termx.storage.statements import run_internal
 
 REMOTE_SCHEMA = "termx_shards"
@@ -74,6 +82,38 @@ def drop_remote_tables(conn: psycopg.Connection, corpus_id: int) -> bool:
     except (psycopg.OperationalError, ServerError):
         return False
     return True
+
+
+@contextlib.contextmanager
+def naming_unreachable(engine: Engine, *corpora: str | None) -> Iterator[None]:
+    """Raise postgres_fdw's failure to reach a storage server inside the block as ServerUnreachable: "storage
+    server 'fa' is unreachable (corpus 'web', shards 0, 2): <libpq's reason>", naming the shards of `corpora` there
+    (of every corpus there when none of them has shards on it). Other errors pass unchanged."""
+    try:
+        yield
+    except (psycopg.Error, sa.exc.DBAPIError) as exc:
+        found = unreachable_server(exc)
+        if found is None:
+            raise
+        server, reason = found
+        raise ServerUnreachable(f"storage server {server!r} is unreachable{_held(engine, server, corpora)}",
+                                reason) from None
+
+
+def _held(engine: Engine, server: str, corpora: tuple[str | None, ...]) -> str:
+    """" (corpus 'web', shards 0, 2; ...)": the shards of `corpora` on `server` (or of every corpus there); "" when
+    none, or when the coordinator cannot tell."""
+    try:
+        with engine.connect() as conn:
+            rows = run_internal(conn, "servers.shard_numbers_on_server", name=server).all()
+    except sa.exc.DBAPIError:
+        return ""
+    rows = [r for r in rows if r[0] in corpora] or rows
+    shards: dict[str, list[int]] = {}
+    for corpus, shard_no in rows:
+        shards.setdefault(corpus, []).append(shard_no)
+    parts = [f"corpus {c!r}, shard{'s' if len(ns) > 1 else ''} {', '.join(map(str, ns))}" for c, ns in shards.items()]
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _first_line(exc: BaseException) -> str:

@@ -122,10 +122,13 @@ def list_servers(engine: Engine, name: str | None = None) -> list[dict[str, Any]
     return rows
 
 
-def remove_server(engine: Engine, name: str) -> dict[str, Any]:
+def remove_server(engine: Engine, name: str, force: bool = False) -> dict[str, Any]:
     """Unregister `name` and drop its postgres_fdw server and mappings; refused (ServerError naming the corpora)
-    while a corpus has shards there. Its data on the storage server is left as it is. The removed row."""
+    while a corpus has shards there, unless `force` (a server gone for good: `forget_server`). Its data on the
+    storage server is left as it is. The removed row."""
     check_name(name)
+    if force:
+        return forget_server(engine, name)
     with engine.begin() as conn:
         if run_internal(conn, "servers.lock_server", name=name).first() is None:
             raise _unknown(engine, name)
@@ -136,6 +139,36 @@ def remove_server(engine: Engine, name: str) -> dict[str, Any]:
         run_internal(conn, "servers.server_drop", name=name)
         run_internal(conn, "servers.delete_server", name=name)
     return {"name": name, "removed": True}
+
+
+def corpora_on_server(engine: Engine, name: str) -> list[str]:
+    """The named corpora with shards on server `name` (ServerError if it is not registered)."""
+    check_name(name)
+    with engine.connect() as conn:
+        if name not in run_internal(conn, "servers.server_names").scalars().all():
+            raise _unknown(engine, name)
+        return list(run_internal(conn, "servers.corpora_on_server", name=name).scalars().all())
+
+
+def forget_server(engine: Engine, name: str) -> dict[str, Any]:
+    """Remove server `name` gone for good: drop every corpus with shards there (their other shards everywhere
+    else too), forget the shards' tables there (they cannot be dropped), drop its postgres_fdw server with the
+    foreign tables, and purge what the drops left. The removed row, with the corpora dropped."""
+    from termx.storage import transactions
+    from termx.storage.corpora import drop_corpus
+
+    dropped = corpora_on_server(engine, name)
+    for corpus in dropped:  # the name goes at once; the purge waits for the server, which is forgotten below
+        drop_corpus(engine, corpus)
+    with engine.begin() as conn:
+        if run_internal(conn, "servers.lock_server", name=name).first() is None:
+            raise _unknown(engine, name)
+        run_internal(conn, "servers.forget_shards", name=name)
+        run_internal(conn, "servers.server_drop", name=name)
+        run_internal(conn, "servers.delete_server", name=name)
+    with transactions.connection(engine) as raw:
+        transactions.collect_garbage(raw, engine.url.render_as_string(hide_password=True))
+    return {"name": name, "removed": True, "dropped": dropped}
 
 
 def _unknown(engine: Engine, name: str) -> ServerError:

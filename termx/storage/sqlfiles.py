@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine, make_url
 from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, PatternError, TermxError
 from termx.line_reader import split_lines
 from termx.storage.db import connect_or_explain
+from termx.storage.foreign import naming_unreachable
 from termx.storage.paths import resource
 from termx.storage.statements import BIND_RE, run_internal, strip_comments
 
@@ -225,7 +226,8 @@ def run_sql(engine: Engine, name_or_path: str | Path | SqlFile, params: Mapping[
     _check_read_only(query)
     try:
         target, login_refused = _analyst_engine(engine)
-        with target.connect() as conn, conn.begin() as transaction:
+        with naming_unreachable(engine, values.get("corpus"), values.get("reference")), \
+                target.connect() as conn, conn.begin() as transaction:
             run_internal(conn, "database.read_only")
             _enter_analyst_session(conn, engine, login_refused)
             if timeout_ms is not None:

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from termx.errors import ForeignInput
 from termx.index.fold import fold_case
 from termx.index.loaded_index import CorpusInfo
+from termx.storage.foreign import naming_unreachable
 
 SAMPLE_LINES = 1000
 SAMPLE_CHARS = 64   # distinct characters looked up: the most common ones carry nearly all of a sample
@@ -59,7 +60,7 @@ class Alphabet:
         if not chars:
             return
         if self.corpus.unit == "byte":  # no vocabulary: each character's freq (a row with an error: unseen)
-            with self.engine.connect() as conn:
+            with naming_unreachable(self.engine, self.corpus.name), self.engine.connect() as conn:
                 seen = {r[0] for r in conn.execute(sa.text("SELECT pattern FROM termx.stats(:c, CAST(:p AS text[])) "
                                                            "WHERE freq > 0"), {"c": self.corpus.name, "p": chars})}
         else:

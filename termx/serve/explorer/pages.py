@@ -21,7 +21,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import Markup
 
-from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, TermxError, first_line
+from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, ServerUnreachable, TermxError, first_line
 from termx.safe_text import escape_controls
 
 FORMATS = ("json", "csv")
@@ -189,7 +189,8 @@ def view(router: APIRouter, path: str, exports: bool = True) -> Callable[[Callab
                 return render(fn(*args, **kwargs), fmt, request)
             except TermxError as exc:
                 status = status_of(exc)
-                line = UNAVAILABLE if status == 503 else first_line(exc)
+                line = first_line(exc) if status != 503 else \
+                    f"{exc.what} (the server's log says why)" if isinstance(exc, ServerUnreachable) else UNAVAILABLE
                 return error(fmt, status, line)
 
         for suffix in (*((f".{f}" for f in FORMATS) if exports else ()), ""):  # `{name}` would match "x.json"
