@@ -40,6 +40,16 @@ def packaged_bin() -> Path | None:
     return Path(found[-1]).parent if found else None
 
 
+def require_fdw(coordinator: sa.Engine) -> None:
+    """Skip the test with one reason when the test database's server has no postgres_fdw (the embedded server is
+    built without it; CI's packaged server has it)."""
+    with coordinator.connect() as conn:
+        if not conn.execute(sa.text("SELECT EXISTS (SELECT 1 FROM pg_available_extensions "
+                                    "WHERE name = 'postgres_fdw')")).scalar_one():
+            pytest.skip("the test database's server has no postgres_fdw (the embedded server): "
+                        "set TERMX_TEST_DATABASE_URL to a packaged PostgreSQL")
+
+
 def require_bin() -> Path:
     """packaged_bin(), or skip the test with the one reason."""
     bins = packaged_bin()

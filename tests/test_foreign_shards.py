@@ -32,7 +32,7 @@ from termx.storage.executors import pool_runner
 from termx.storage.index_loader import load_shards
 from termx.storage.servers import add_server, list_servers, remove_server
 from termx.storage.shards import save_shards
-from tests.pgcluster import TestServer, pg_servers
+from tests.pgcluster import TestServer, pg_servers, require_fdw
 
 from .oracle import df_k, substring_occurrences, token_lists
 from .test_lookup import as_pattern
@@ -46,6 +46,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def storage(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
     """Two test servers registered on the session's coordinator as `fa` and `fb` (removed afterwards)."""
+    require_fdw(engine)
     with pg_servers(tmp_path_factory.mktemp("pgforeign"), 2) as servers:
         for name, server in zip(("fa", "fb"), servers, strict=True):
             add_server(engine, name, server.create_database("termx"))

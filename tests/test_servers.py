@@ -23,15 +23,16 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import current, downgrade, heads, resolve_url, shipped_heads, upgrade
 from termx.storage.indexer import index_documents
-from tests.pgcluster import TestServer, pg_servers
+from tests.pgcluster import TestServer, pg_servers, require_fdw
 from tests.serverutil import termx_env, termx_home
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def extra_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
+def extra_servers(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
     """Two running test servers, each with an empty database `termx` (stopped and deleted afterwards)."""
+    require_fdw(engine)
     base = tmp_path_factory.mktemp("pgcluster")
     with pg_servers(base, 2) as servers:
         for server in servers:
