@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from termx.storage.db import get_engine, resolve_url
+from tests.pgcluster import TestServer, pg_servers, require_fdw
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -78,3 +79,14 @@ def shared_data() -> Callable[..., Path]:
         return root
 
     return need
+
+
+@pytest.fixture(scope="session")
+def pg_pair(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
+    """Two throwaway PostgreSQL servers (tests/pgcluster.py) for every test of storage servers in the session,
+    started on first use and stopped at the end; skipped with one reason where the session database's server has no
+    postgres_fdw or no packaged server binaries exist. Each test module makes a database of its own on them
+    (`create_database`) and leaves both servers running."""
+    require_fdw(engine)
+    with pg_servers(tmp_path_factory.mktemp("pgpair"), 2) as servers:
+        yield servers

@@ -23,21 +23,21 @@ from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.db import current, downgrade, heads, resolve_url, shipped_heads, upgrade
 from termx.storage.indexer import index_documents
-from tests.pgcluster import TestServer, pg_servers, require_fdw
+from tests.pgcluster import TestServer
 from tests.serverutil import termx_env, termx_home
 
 runner = CliRunner()
 
 
+DB = "servers_t"  # this module's database on the session's two test servers (conftest.pg_pair)
+
+
 @pytest.fixture(scope="module")
-def extra_servers(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
-    """Two running test servers, each with an empty database `termx` (stopped and deleted afterwards)."""
-    require_fdw(engine)
-    base = tmp_path_factory.mktemp("pgcluster")
-    with pg_servers(base, 2) as servers:
-        for server in servers:
-            server.create_database("termx")
-        yield servers
+def extra_servers(pg_pair: list[TestServer]) -> Iterator[list[TestServer]]:
+    """The session's two running test servers, each with an empty database DB."""
+    for server in pg_pair:
+        server.create_database(DB)
+    yield pg_pair
 
 
 def _invoke(*args: str) -> tuple[int, str, str]:
@@ -68,19 +68,19 @@ def _termx_text(engine: Engine) -> str:
 
 def test_add_list_remove(engine: Engine, db_env: str, extra_servers: list[TestServer]) -> None:
     a, b = extra_servers
-    code, out, err = _invoke("servers", "add", "shard-a", a.url("termx"))
+    code, out, err = _invoke("servers", "add", "shard-a", a.url(DB))
     assert code == 0, err
-    code, _, err2 = _invoke("servers", "add", "shard_b", b.url("termx"))
+    code, _, err2 = _invoke("servers", "add", "shard_b", b.url(DB))
     assert code == 0, err2
     try:
         rows = _listed()
         assert set(rows) == {"shard-a", "shard_b"}
         for row, server in ((rows["shard-a"], a), (rows["shard_b"], b)):
-            assert row["url"] == server.url("termx", with_password=False)
+            assert row["url"] == server.url(DB, with_password=False)
             assert row["reachable"] is True and row["error"] is None
             assert row["shards"] == 0 and row["corpora"] == []
             assert isinstance(row["bytes"], int) and row["bytes"] > 100_000  # the remote termx schema's tables
-            remote = sa.create_engine(resolve_url(server.url("termx")))
+            remote = sa.create_engine(resolve_url(server.url(DB)))
             assert current(remote) == set(shipped_heads())  # upgraded by `add`
             remote.dispose()
         for fmt in ("table", "csv", "json"):
@@ -94,7 +94,7 @@ def test_add_list_remove(engine: Engine, db_env: str, extra_servers: list[TestSe
                                            "AND usename = current_user")).scalar_one()
         assert f"password={a.password}" in options and "user=postgres" in options
 
-        _one_line_error(*_invoke("servers", "add", "shard-a", b.url("termx"))[::2])  # the name is taken
+        _one_line_error(*_invoke("servers", "add", "shard-a", b.url(DB))[::2])  # the name is taken
     finally:
         for name in ("shard-a", "shard_b"):
             assert _invoke("servers", "remove", name)[0] == 0
@@ -106,7 +106,7 @@ def test_add_list_remove(engine: Engine, db_env: str, extra_servers: list[TestSe
 
 @pytest.mark.parametrize("name", ["Shard", "1a", "a b", 'a"; DROP TABLE termx.corpus; --', "x" * 41, ""])
 def test_bad_names_are_refused_in_one_line(db_env: str, extra_servers: list[TestServer], name: str) -> None:
-    err = _one_line_error(*_invoke("servers", "add", name, extra_servers[0].url("termx"))[::2])
+    err = _one_line_error(*_invoke("servers", "add", name, extra_servers[0].url(DB))[::2])
     assert "not a server name" in err
     assert name == "" or _one_line_error(*_invoke("servers", "remove", name)[::2])
     assert _listed() == {}
@@ -129,11 +129,11 @@ def test_unreachable_server(engine: Engine, db_env: str, extra_servers: list[Tes
     with engine.connect() as conn:
         gone = "SELECT count(*) FROM pg_foreign_server WHERE srvname = 'termx_gone'"
         assert conn.execute(sa.text(gone)).scalar() == 0
-    wrong = a.url("termx").replace(a.password, "wrong")
+    wrong = a.url(DB).replace(a.password, "wrong")
     _one_line_error(*_invoke("servers", "add", "wrong", wrong)[::2])
     assert _listed() == {}
 
-    assert _invoke("servers", "add", "shard-a", a.url("termx"))[0] == 0
+    assert _invoke("servers", "add", "shard-a", a.url(DB))[0] == 0
     try:
         a.stop()
         code, out, err = _invoke("servers", "list", "--format", "json")
@@ -151,7 +151,7 @@ def test_unreachable_server(engine: Engine, db_env: str, extra_servers: list[Tes
 
 def test_remove_is_refused_while_a_corpus_has_shards_there(engine: Engine, db_env: str,
                                                            extra_servers: list[TestServer]) -> None:
-    assert _invoke("servers", "add", "shard-a", extra_servers[0].url("termx"))[0] == 0
+    assert _invoke("servers", "add", "shard-a", extra_servers[0].url(DB))[0] == 0
     corpus = f"srv_{uuid.uuid4().hex[:6]}"
     index_documents(engine, corpus, [Document("d1", "to be or not to be"), Document("d2", "be ok")],
                     unit=Unit.byte, shard_size=10)
@@ -182,7 +182,7 @@ def test_downgrade_drops_the_servers_fdw_objects(database_url: str, extra_server
     coordinator = sa.create_engine(server.set(database=name))
     try:
         upgrade(coordinator)
-        add_server(coordinator, "shard-a", extra_servers[0].url("termx"))
+        add_server(coordinator, "shard-a", extra_servers[0].url(DB))
         downgrade(coordinator, "0026_store_min_freq")
         with coordinator.connect() as conn:
             assert conn.execute(sa.text("SELECT count(*) FROM pg_foreign_server")).scalar() == 0
