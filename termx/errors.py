@@ -55,13 +55,22 @@ class DatabaseUnavailable(TermxError):
     """The PostgreSQL server cannot be reached or started."""
 
 
-class ServerUnreachable(DatabaseUnavailable):
-    """A storage server (`termx servers`) that holds shards a command needs cannot be reached through postgres_fdw.
-    `what` names the server and those shards; the message adds libpq's reason (host and port, never a password)."""
+UNREACHABLE_HINT = "is it running? `termx servers list` shows which servers answer"
 
-    def __init__(self, what: str, reason: str) -> None:
-        super().__init__(f"{what}: {reason}", "is it running? `termx servers list` shows which servers answer")
+
+class ServerUnreachable(DatabaseUnavailable):
+    """A storage server (`termx servers`) that holds shards a command needs cannot be reached (through postgres_fdw,
+    or by a build's worker), or went away in the middle of a statement. `what` names the server and those shards;
+    the message adds libpq's reason (host and port, never a password)."""
+
+    def __init__(self, what: str, reason: str, hint: str = UNREACHABLE_HINT) -> None:
+        super().__init__(f"{what}: {reason}", hint)
         self.what = what
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[type[ServerUnreachable], tuple[str, str, str]]:
+        """Pickled whole: a build's worker process or Dask task raises it, the coordinator reports it."""
+        return type(self), (self.what, self.reason, self.hint or UNREACHABLE_HINT)
 
 
 class PatternError(TermxError):
@@ -135,6 +144,29 @@ def unreachable_server(exc: BaseException) -> tuple[str, str] | None:
     return found.group(1), (reason[0].strip() if reason else "no reason given")
 
 
+def lost_storage_server(exc: BaseException) -> str | None:
+    """libpq's one-line reason when `exc` is postgres_fdw losing its connection to a storage server in the middle
+    of a statement (a remote command failed with a connection error or the server's shutdown: the server died or was
+    stopped while it was being read); None for any other error. postgres_fdw's message names neither the server
+    nor the shard (its context is the remote command, `FETCH 100 FROM c1`): termx.storage.foreign finds which."""
+    orig = _psycopg_error(exc)
+    diag = getattr(orig, "diag", None)
+    context = getattr(diag, "context", None) or ""
+    state = getattr(orig, "sqlstate", None) or ""
+    if "remote SQL command:" not in context or not state.startswith(("08", "57P")):
+        return None
+    return libpq_reason(getattr(diag, "message_primary", None) or str(orig))
+
+
+def libpq_reason(message: str) -> str:
+    """The first line of a libpq message without its severity (`FATAL:  terminating connection due to ...`)."""
+    for line in message.strip().splitlines():
+        line = re.sub(r"^(FATAL|ERROR|PANIC):\s+", "", line.strip())
+        if line:
+            return line
+    return "the connection was lost"
+
+
 def database_error_line(exc: Exception) -> str | None:
     """A one-line report of a database error that escaped the library (the server went away mid-command, or
     cannot be reached at all, or a storage server holding some of its shards cannot); None when `exc` is not
@@ -145,6 +177,9 @@ def database_error_line(exc: Exception) -> str | None:
     server = unreachable_server(orig)
     if server is not None:
         return str(ServerUnreachable(f"storage server {server[0]!r} is unreachable", server[1]))
+    lost = lost_storage_server(orig)
+    if lost is not None:  # the coordinator's connection is fine: one of its storage servers went away
+        return str(ServerUnreachable("a storage server went away in the middle of the statement", lost))
     psycopg = sys.modules["psycopg"]
     diag = getattr(orig, "diag", None)
     reason = getattr(diag, "message_primary", None) or first_line(orig) or type(orig).__name__

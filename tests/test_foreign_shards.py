@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,31 +33,31 @@ from termx.storage.executors import pool_runner
 from termx.storage.index_loader import load_shards
 from termx.storage.servers import add_server, list_servers, remove_server
 from termx.storage.shards import save_shards
-from tests.pgcluster import TestServer, pg_servers, require_fdw
+from tests.pgcluster import TestServer
 
 from .oracle import df_k, substring_occurrences, token_lists
 from .test_lookup import as_pattern
 from .test_sql_shards import _rows, _texts
 
 KMAX = 3
+DB = "foreign_t"  # this module's database on the session's two test servers (conftest.pg_pair)
 IN_PROCESS = pool_runner(1)
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def storage(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[TestServer]]:
-    """Two test servers registered on the session's coordinator as `fa` and `fb` (removed afterwards)."""
-    require_fdw(engine)
-    with pg_servers(tmp_path_factory.mktemp("pgforeign"), 2) as servers:
-        for name, server in zip(("fa", "fb"), servers, strict=True):
-            add_server(engine, name, server.create_database("termx"))
-        try:
-            yield servers
-        finally:
-            for row in list_servers(engine):
-                for corpus in row["corpora"]:  # what a failed test left
-                    drop_corpus(engine, corpus)
-                remove_server(engine, row["name"])
+def storage(engine: Engine, pg_pair: list[TestServer]) -> Iterator[list[TestServer]]:
+    """The session's two test servers (conftest.pg_pair), each with a database DB, registered on the session's
+    coordinator as `fa` and `fb` (removed afterwards)."""
+    for name, server in zip(("fa", "fb"), pg_pair, strict=True):
+        add_server(engine, name, server.create_database(DB))
+    try:
+        yield pg_pair
+    finally:
+        for row in list_servers(engine):
+            for corpus in row["corpora"]:  # what a failed test left
+                drop_corpus(engine, corpus)
+            remove_server(engine, row["name"])
 
 
 def _pair(engine: Engine, docs: list[Document], cut: int, unit: Unit) -> tuple[str, str]:
@@ -103,7 +104,7 @@ def test_foreign_shards_answer_like_local_ones(engine: Engine, storage: list[Tes
 
 
 def _remote_tables(server: TestServer) -> list[str]:
-    with psycopg.connect(server.url("termx")) as conn:
+    with psycopg.connect(server.url(DB)) as conn:
         return [r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relnamespace = "
                                            "to_regnamespace('termx_shards') ORDER BY relname")]
 
@@ -299,5 +300,94 @@ def test_remove_force_forgets_a_server_gone_for_good(engine: Engine, db_env: str
     finally:
         fb.start()
         if "fb" not in [r["name"] for r in list_servers(engine)]:
-            add_server(engine, "fb", fb.url("termx"))
+            add_server(engine, "fb", fb.url(DB))
     drop_corpus(engine, kept)
+
+
+def _corpus_on_both(engine: Engine, name: str) -> None:
+    """Corpus `name`: shards 0 and 1 on fa, shard 2 on fb."""
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
+    save_shards(engine, name, [docs[:2], docs[2:]], Unit.byte, KMAX, runner=IN_PROCESS, server="fa")
+    save_shards(engine, name, [[Document("d3", "Ho Ho, off we go")]], Unit.byte, KMAX, runner=IN_PROCESS,
+                append=True, server="fb")
+
+
+def test_a_storage_server_stopped_mid_copy(engine: Engine, database_url: str, storage: list[TestServer],
+                                           tmp_path: Path) -> None:
+    """`termx index --append --server fb` while fb is stopped (-m immediate) in the middle of the class rows' COPY
+    there: one line naming fb, the corpus and the shard being built, exit 1, no password; the corpus, its shards and
+    both servers' tables are as they were (fb's staged table and the coordinator's leftovers are dropped by the next
+    writer once fb is back) and its look-ups answer as before."""
+    fa, fb = storage
+    name = f"stop-{uuid.uuid4().hex[:8]}"
+    _corpus_on_both(engine, name)
+    before = (_state(engine, name), _remote_tables(fa), _remote_tables(fb))
+    query = "SELECT * FROM termx.stats(:c, CAST(:p AS text[]))"
+    answers = _rows(engine, query, c=name, p=["Ho", "Hi_", "o"])
+    (tmp_path / "more.txt").write_text("Ho Ho Hi, there we go " * 50)
+    mark = tmp_path / "mark"
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_FAULT": "sleep:copy_classes:4",
+           "TERMX_FAULT_MARK": str(mark)}
+    build = subprocess.Popen([sys.executable, "-m", "termx", "index", str(tmp_path / "more.txt"), "--corpus", name,
+                              "--append", "--server", "fb", "-q"], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(1200):  # the worker has sent the COPY's first rows to fb and sleeps (up to 120 s to get there)
+            if mark.exists() or build.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert mark.read_text() == "copy_classes\n"
+        fb.stop()
+        _, err = build.communicate(timeout=300)
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.wait()
+        if not fb.running():
+            fb.start()
+    assert build.returncode == 1, err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"Error: storage server 'fb' is unreachable (corpus '{name}', shard 3): "), err
+    assert "Traceback" not in err and fb.password not in err and fa.password not in err
+    assert _state(engine, name)[:2] == before[0][:2]  # the corpus and its shards; the staged tables wait for fb
+    assert _remote_tables(fb) != before[2]  # what was staged on fb while it was down
+    with pytest.raises(CorpusNotFound):  # a writer: its garbage collection reaches fb again
+        drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
+    assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    assert _rows(engine, query, c=name, p=["Ho", "Hi_", "o"]) == answers
+    drop_corpus(engine, name)
+
+
+def test_a_storage_server_gone_mid_statement_is_named(engine: Engine, storage: list[TestServer]) -> None:
+    """fb stopped while a transaction of the coordinator holds its postgres_fdw connection: the next statement reading
+    fb's partition fails on the broken connection (postgres_fdw's error names no server: its context is the remote
+    command); naming_unreachable probes the corpus's servers and names fb and the corpus's shard there; the CLI's
+    line for the raw error says a storage server went away, not that the coordinator's connection was lost."""
+    from termx.errors import database_error_line
+    from termx.storage.foreign import naming_unreachable
+
+    fa, fb = storage
+    name = f"mid-{uuid.uuid4().hex[:8]}"
+    _corpus_on_both(engine, name)
+    query = sa.text("SELECT freq FROM termx.stats(:c, 'Ho')")
+    with engine.connect() as conn:
+        conn.begin()
+        freq = conn.execute(query, {"c": name}).scalar_one()  # fa's and fb's connections are open
+        fb.stop()
+        try:
+            with pytest.raises(sa.exc.OperationalError) as lost:
+                conn.execute(query, {"c": name})
+            conn.rollback()
+            with pytest.raises(ServerUnreachable) as named, naming_unreachable(engine, name):
+                raise lost.value
+        finally:
+            fb.start()
+    assert named.value.what == f"storage server 'fb' is unreachable (corpus '{name}', shard 2)", named.value
+    assert fb.password not in str(named.value) and len(str(named.value).splitlines()) == 1
+    line = database_error_line(lost.value)
+    assert line is not None and line.startswith("a storage server went away in the middle of the statement: "), line
+    assert len(line.splitlines()) == 1 and fb.password not in line
+    with engine.connect() as conn:
+        assert conn.execute(query, {"c": name}).scalar_one() == freq  # answers again
+    drop_corpus(engine, name)
+

@@ -40,6 +40,7 @@ from termx.errors import (
     TermxError,
     database_error_line,
     first_line,
+    lost_storage_server,
     unreachable_server,
 )
 from termx.limits import HTTP, MAX_LEN
@@ -212,7 +213,8 @@ def _database_status(exc: Exception) -> tuple[int, str] | None:
     message = database_error_line(exc)
     if message is None:
         return None
-    unreachable = message.startswith("lost or could not open") or unreachable_server(exc) is not None
+    unreachable = (message.startswith("lost or could not open") or unreachable_server(exc) is not None
+                   or lost_storage_server(exc) is not None)
     return (503 if unreachable else 500), message.split(" (")[0]
 
 
@@ -244,6 +246,8 @@ def _install_handlers(app: FastAPI) -> None:
         server = unreachable_server(exc)
         if server is not None:  # postgres_fdw's failure outside the library's own naming of the shards
             return _error(503, f"storage server {server[0]!r} is unreachable {UNSEEN}")
+        if lost_storage_server(exc) is not None:
+            return _error(503, f"a storage server went away in the middle of the statement {UNSEEN}")
         return _error(status, UNAVAILABLE if status == 503 else f"database error {UNSEEN}")
 
     app.add_exception_handler(sa.exc.DBAPIError, database_error)

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import Engine
 
-from termx.errors import ServerError, ServerUnreachable, unreachable_server
+from termx.errors import ServerError, ServerUnreachable, lost_storage_server, unreachable_server
 from termx.storage.statements import run_internal
 
 REMOTE_SCHEMA = "termx_shards"
@@ -88,16 +88,41 @@ def drop_remote_tables(conn: psycopg.Connection, corpus_id: int) -> bool:
 def naming_unreachable(engine: Engine, *corpora: str | None) -> Iterator[None]:
     """Raise postgres_fdw's failure to reach a storage server inside the block as ServerUnreachable: "storage
     server 'fa' is unreachable (corpus 'web', shards 0, 2): <libpq's reason>", naming the shards of `corpora` there
-    (of every corpus there when none of them has shards on it). Other errors pass unchanged."""
+    (of every corpus there when none of them has shards on it). A server that went away in the middle of a
+    statement (postgres_fdw's error does not say which) is found by probing the servers of `corpora` (or every
+    registered one); if they all answer again, the line says one of them went away. Other errors pass unchanged."""
     try:
         yield
     except (psycopg.Error, sa.exc.DBAPIError) as exc:
         found = unreachable_server(exc)
         if found is None:
-            raise
+            lost = lost_storage_server(exc)
+            if lost is None:
+                raise
+            down = _down_server(engine, corpora)
+            if down is None:
+                raise ServerUnreachable("a storage server went away in the middle of the statement", lost,
+                                        "they all answer now: run it again") from None
+            found = down, lost
         server, reason = found
         raise ServerUnreachable(f"storage server {server!r} is unreachable{_held(engine, server, corpora)}",
                                 reason) from None
+
+
+def _down_server(engine: Engine, corpora: tuple[str | None, ...]) -> str | None:
+    """The name of the first registered server holding shards of `corpora` (or of any server, when none of
+    them has shards on one) that postgres_fdw cannot reach now; None when every one answers."""
+    try:
+        with engine.connect() as conn:
+            rows = run_internal(conn, "servers.servers", n=None).all()
+            names = [r[0] for r in rows if set(r[4]) & set(corpora)] or [r[0] for r in rows]
+            for name in names:
+                _, error = run_internal(conn, "servers.server_probe", name=name).one()
+                if error is not None:
+                    return str(name)
+    except sa.exc.DBAPIError:
+        return None
+    return None
 
 
 def _held(engine: Engine, server: str, corpora: tuple[str | None, ...]) -> str:

@@ -21,7 +21,7 @@ import psycopg
 from sqlalchemy.engine import Engine
 
 from termx.defaults import DEFAULT_REP_CAP
-from termx.errors import BuildFailed, CorpusExists, CorpusInUse, TermxError
+from termx.errors import BuildFailed, CorpusExists, CorpusInUse, ServerUnreachable, TermxError
 from termx.faults import fault_point
 from termx.index.ingest import Document
 from termx.index.loaded_index import CorpusInfo
@@ -83,7 +83,7 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
-                for result in _guarded(runner(tasks)):
+                for result in _guarded(runner(tasks), name, tasks):
                     results.append(result)
                     advance(1)
             fault_point("staged")
@@ -103,12 +103,20 @@ def _shard_id(task: ShardTask) -> int:
     return task.shard_id
 
 
-def _guarded(results: Iterable[ShardResult]) -> Iterator[ShardResult]:
-    """Shard results, with any worker failure turned into one BuildFailed line."""
+def _guarded(results: Iterable[ShardResult], name: str, tasks: Sequence[ShardTask]) -> Iterator[ShardResult]:
+    """Shard results, with any worker failure turned into one BuildFailed line, and a storage server that could
+    not be reached or went away mid-COPY into one ServerUnreachable line naming it and the build's shards there."""
     try:
         yield from results
     except BuildFailed:
         raise
+    except ServerUnreachable as exc:
+        server = next((t.server for t in tasks if t.server), None)
+        numbers = [t.shard_no for t in tasks if t.server == server]
+        shards = f"shard{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
+        raise ServerUnreachable(f"storage server {server!r} is unreachable (corpus {name!r}, {shards})", exc.reason,
+                                "the build was abandoned, nothing of it is visible; `termx servers list` shows "
+                                "which servers answer") from None
     except TermxError as exc:
         raise BuildFailed(f"a shard failed, so the build was abandoned: {exc}") from None
     except BrokenProcessPool:
@@ -170,7 +178,7 @@ def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Documen
                 partitions.create(conn, CLASSES, shard_id)
             tasks.append(ShardTask(url, corpus_id, shard_id, shard_no, first_doc, list(group), target.unit, vocab,
                                    target.max_k, target.rep_cap, target.min_freq,
-                                   class_url=class_url))
+                                   class_url=class_url, server=server))
             first_doc += len(group)
         if vocab is not None:
             known = len(target.vocab or [])
