@@ -54,9 +54,10 @@ def storage(engine: Engine, pg_pair: list[TestServer]) -> Iterator[list[TestServ
     try:
         yield pg_pair
     finally:
-        for row in list_servers(engine):
-            for corpus in row["corpora"]:  # what a failed test left
-                drop_corpus(engine, corpus)
+        rows = list_servers(engine)
+        for corpus in {c for row in rows for c in row["corpora"]}:  # what a failed test left
+            drop_corpus(engine, corpus)
+        for row in rows:
             remove_server(engine, row["name"])
 
 
@@ -390,4 +391,62 @@ def test_a_storage_server_gone_mid_statement_is_named(engine: Engine, storage: l
     with engine.connect() as conn:
         assert conn.execute(query, {"c": name}).scalar_one() == freq  # answers again
     drop_corpus(engine, name)
+
+
+def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: list[TestServer], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--dask` with `--server`: the tasks of a Dask LocalCluster store each shard's class rows on the storage
+    server (a build on fb, an append on fa), the coordinator attaches them as foreign partitions, and every stored
+    class row and `termx.stats` equals the same shards built locally. A storage server stopped in the middle of a
+    task's COPY ends the build with the one ServerUnreachable line (raised on the worker, passed through Dask) and
+    leaves the corpus as it was."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("dask.distributed")
+    from termx.storage.executors import dask_runner
+
+    fa, fb = storage
+    docs = [Document(f"d{n}", t) for n, t in enumerate(["the cat sat", "a cat", "mat mat mat", "the end"] * 3)]
+    groups, more = [docs[:5], docs[5:7], docs[7:9], docs[9:11]], [docs[11:]]
+    local, remote = f"dl-{uuid.uuid4().hex[:8]}", f"dr-{uuid.uuid4().hex[:8]}"
+    save_shards(engine, local, groups, Unit.word, KMAX, runner=IN_PROCESS)
+    save_shards(engine, local, more, Unit.word, KMAX, runner=IN_PROCESS, append=True)
+    with dask.config.set({"temporary-directory": str(tmp_path)}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                     dashboard_address=None) as cluster:
+        on_dask = dask_runner(cluster.scheduler_address)
+        save_shards(engine, remote, groups, Unit.word, KMAX, runner=on_dask, server="fb")
+        save_shards(engine, remote, more, Unit.word, KMAX, runner=on_dask, append=True, server="fa")
+        rows = "SELECT s.shard_no, k.i, k.j, k.lbl, k.sil, k.freq, k.df, k.rep FROM termx.class k JOIN termx.shard s " \
+               "ON s.id = k.shard_id JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n ORDER BY 1, 2, 3"
+        assert _rows(engine, rows, n=remote) == _rows(engine, rows, n=local) != []
+        kinds = "SELECT s.server, p.relkind FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id " \
+                "JOIN pg_class p ON p.oid = ('termx.class_' || s.id)::regclass WHERE c.name = :n ORDER BY s.shard_no"
+        assert _rows(engine, kinds, n=remote) == [{"server": "fb", "relkind": "f"}] * 4 + \
+            [{"server": "fa", "relkind": "f"}]
+        assert len([t for t in _remote_tables(fb) if not t.endswith("_idx")]) == 4
+        query = "SELECT * FROM termx.stats(:c, CAST(:p AS text[]))"
+        patterns = ["cat", "mat mat", "the", "dog"]
+        assert _rows(engine, query, c=remote, p=patterns) == _rows(engine, query, c=local, p=patterns)
+
+        before = (_state(engine, remote), _remote_tables(fa), _remote_tables(fb))
+
+        def stop_fb(point: str) -> None:  # the cluster's workers are threads of this process
+            if point == "copy_classes" and fb.running():
+                fb.stop()
+
+        monkeypatch.setattr("termx.storage.corpora.fault_point", stop_fb)
+        try:
+            with pytest.raises(ServerUnreachable) as lost:
+                save_shards(engine, remote, [[Document("e1", "the cat and the mat")]], Unit.word, KMAX,
+                            runner=on_dask, append=True, server="fb")
+        finally:
+            if not fb.running():
+                fb.start()
+    assert lost.value.what == f"storage server 'fb' is unreachable (corpus '{remote}', shard 5)", lost.value
+    assert len(str(lost.value).splitlines()) == 1 and fb.password not in str(lost.value)
+    with pytest.raises(CorpusNotFound):  # a writer's garbage collection, fb being back
+        drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
+    assert (_state(engine, remote), _remote_tables(fa), _remote_tables(fb)) == before
+    for name in (local, remote):
+        drop_corpus(engine, name)
 
