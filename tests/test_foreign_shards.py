@@ -6,6 +6,7 @@ server is down, what needs it names the server and the corpus's shards there in 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -450,3 +451,88 @@ def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: lis
     for name in (local, remote):
         drop_corpus(engine, name)
 
+
+def test_termx_sql_reads_foreign_partitions_as_a_read_only_role(engine: Engine, db_env: str,
+                                                                storage: list[TestServer], tmp_path: Path) -> None:
+    """`termx sql` (termx_reader) reads a corpus with shards on fa and fb through termx_reader's own user mappings,
+    which log in as each storage server's read-only role: the same rows as the owner's; pg_user_mappings shows
+    termx_reader no option (no password, its own or the owner's); that role reads termx_shards' tables and may write
+    nothing, read nothing else of termx's. With fb stopped, `termx sql` on the corpus names fb and its shard."""
+    fa, fb = storage
+    name = f"sql-{uuid.uuid4().hex[:8]}"
+    _corpus_on_both(engine, name)
+    (tmp_path / "stats.sql").write_text("SELECT * FROM termx.stats(:corpus, CAST(:patterns AS text[]))")
+    (tmp_path / "who.sql").write_text("SELECT current_user AS who, (SELECT count(*) FROM pg_user_mappings "
+                                      "WHERE umoptions IS NOT NULL) AS shown, (SELECT count(*) FROM "
+                                      "pg_user_mappings WHERE srvname IN ('termx_fa', 'termx_fb') AND usename = "
+                                      "current_user) AS mappings")
+
+    def sql(*args: str) -> list[dict[str, object]]:
+        result = runner.invoke(app, ["sql", *args, "--format", "json"])
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+    patterns = "{Ho,Hi_,o,xyz}"
+    owner = _rows(engine, "SELECT * FROM termx.stats(:c, CAST(:p AS text[]))", c=name, p=patterns)
+    assert sql(str(tmp_path / "stats.sql"), "-p", f"corpus={name}", "-p", f"patterns={patterns}") == \
+        json.loads(json.dumps(owner, default=str))
+    assert sql(str(tmp_path / "who.sql")) == [{"who": "termx_reader", "shown": 0, "mappings": 2}]
+
+    options = dict(o.split("=", 1) for o in _rows(
+        engine, "SELECT umoptions FROM pg_user_mappings WHERE srvname = 'termx_fb' AND usename = 'termx_reader'"
+    )[0]["umoptions"])
+    assert options["user"].startswith("termx_reads_") and options["password"] not in (fa.password, fb.password)
+    table = _rows(engine, "SELECT 'termx_shards.class_' || s.id AS t FROM termx.shard s JOIN termx.corpus c "
+                          "ON c.id = s.corpus_id WHERE c.name = :n AND s.server = 'fb'", n=name)[0]["t"]
+    reader = f"postgresql://{options['user']}:{options['password']}@127.0.0.1:{fb.port}/{DB}"
+    with psycopg.connect(reader, autocommit=True) as remote:
+        assert remote.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0  # type: ignore[index]
+        for statement in (f"DELETE FROM {table}", "CREATE TABLE termx_shards.x (a int)",
+                          "SELECT count(*) FROM termx.corpus"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                remote.execute(statement)
+
+    fb.stop()
+    try:
+        result = runner.invoke(app, ["sql", str(tmp_path / "stats.sql"), "-p", f"corpus={name}", "-p",
+                                     f"patterns={patterns}"])
+    finally:
+        fb.start()
+    assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"Error: storage server 'fb' is unreachable (corpus '{name}', shard 2): "), \
+        result.stderr
+    assert fb.password not in result.stderr and options["password"] not in result.stderr
+    drop_corpus(engine, name)
+
+
+def test_termx_sql_says_so_where_the_storage_user_may_not_create_roles(engine: Engine, db_env: str,
+                                                                        storage: list[TestServer], tmp_path: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """A storage server added with a user without CREATEROLE: `add` registers it with a notice that termx sql cannot
+    read its shards, the owner's look-ups work, and a `termx sql` query reading them fails in one line saying so."""
+    fa = storage[0]
+    password = uuid.uuid4().hex
+    with psycopg.connect(fa.url(), autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE plain LOGIN PASSWORD '{password}'")
+        admin.execute("CREATE DATABASE plain_t OWNER plain")
+    name = f"plain-{uuid.uuid4().hex[:8]}"
+    try:
+        with caplog.at_level("WARNING", logger="termx"):
+            add_server(engine, "fp", f"postgresql://plain:{password}@127.0.0.1:{fa.port}/plain_t")
+        assert "server fp: its user may not create roles, so `termx sql` (termx_reader) cannot read" in caplog.text
+        save_shards(engine, name, [[Document("d1", "Hi_Ho_Hi_Ho")]], Unit.byte, KMAX, runner=IN_PROCESS,
+                    server="fp")
+        assert _rows(engine, "SELECT freq FROM termx.stats(:c, 'Ho')", c=name) == [{"freq": 2}]
+        (tmp_path / "stats.sql").write_text("SELECT freq FROM termx.stats(:corpus, 'Ho')")
+        result = runner.invoke(app, ["sql", str(tmp_path / "stats.sql"), "-p", f"corpus={name}"])
+        assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert "termx_reader has no read-only user mapping, so termx sql cannot read them" in result.stderr
+        assert password not in result.stderr
+    finally:
+        with contextlib.suppress(CorpusNotFound):
+            drop_corpus(engine, name)
+        if "fp" in [r["name"] for r in list_servers(engine)]:
+            remove_server(engine, "fp")
+        with psycopg.connect(fa.url(), autocommit=True) as admin:
+            admin.execute("DROP DATABASE plain_t WITH (FORCE)")
+            admin.execute("DROP ROLE plain")

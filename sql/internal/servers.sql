@@ -78,3 +78,47 @@ SELECT DISTINCT c.name FROM termx.shard sh JOIN termx.corpus c ON c.id = sh.corp
 -- name: forget_shards
 -- a server gone for good: its shards' tables there can no longer be dropped, so their purge skips them
 UPDATE termx.shard SET server = NULL WHERE server = :name
+
+-- name: reader_settings
+-- the read-only role's name and password for the DO blocks below (a DO block takes no parameters), until the end of
+-- the transaction; the password is a bound parameter
+SELECT set_config('termx.reader_role', :role, true), set_config('termx.reader_password', :password, true)
+
+-- name: remote_reader_role
+-- on a storage server: the name of the login role the coordinator's termx_reader reads shards as (one per storage
+-- database; role names are the cluster's)
+SELECT 'termx_reads_' || left(md5(current_database()), 16)
+
+-- name: remote_reader_create
+-- on a storage server: create (or give a new password to) the role of reader_settings, which may read the tables of
+-- termx_shards and nothing else of termx's (the storage user needs CREATEROLE)
+DO $$
+DECLARE
+    r text := current_setting('termx.reader_role');
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
+        EXECUTE format('ALTER ROLE %I LOGIN PASSWORD %L', r, current_setting('termx.reader_password'));
+    ELSE
+        EXECUTE format('CREATE ROLE %I LOGIN NOINHERIT PASSWORD %L', r, current_setting('termx.reader_password'));
+    END IF;
+    CREATE SCHEMA IF NOT EXISTS termx_shards;
+    EXECUTE format('GRANT USAGE ON SCHEMA termx_shards TO %I', r);
+    EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA termx_shards TO %I', r);
+    EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA termx_shards GRANT SELECT ON TABLES TO %I', r);
+END $$
+
+-- name: reader_mapping_create
+-- on the coordinator: termx_reader's user mapping for server termx_:name, as the storage server's read-only role of
+-- reader_settings. termx_reader gets no USAGE on the server, so pg_user_mappings never shows it the options
+-- (a mapping's options are shown to its user only with USAGE on the server); no mapping without termx_reader
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'termx_reader') THEN
+        EXECUTE format('CREATE USER MAPPING FOR termx_reader SERVER %I OPTIONS (user %L, password %L)',
+                       'termx_' || termx._server_name(current_setting('termx.reader_server')),
+                       current_setting('termx.reader_role'), current_setting('termx.reader_password'));
+    END IF;
+END $$
+
+-- name: reader_server
+SELECT set_config('termx.reader_server', :name, true)

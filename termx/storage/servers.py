@@ -9,9 +9,12 @@ every statement is parameterised (sql/internal/servers.sql).
 
 from __future__ import annotations
 
+import logging
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
@@ -19,6 +22,7 @@ from termx.errors import CorpusNotFound, DatabaseUnavailable, ServerError
 from termx.storage.foreign import check_name
 from termx.storage.statements import run_internal
 
+log = logging.getLogger("termx")
 _URL_OPTIONS = {"host", "port"}  # the libpq parameters a server URL may carry in its query string
 
 
@@ -79,12 +83,16 @@ def add_server(engine: Engine, name: str, url: str) -> dict[str, Any]:
     with engine.connect() as conn:
         if name in run_internal(conn, "servers.server_names").scalars().all():
             raise ServerError(f"a server named {name!r} is registered", "termx servers list shows it")
-    _upgrade_remote(name, url)
+    reader = _upgrade_remote(name, url)
     with engine.begin() as conn:
         run_internal(conn, "servers.create_fdw")
         run_internal(conn, "servers.insert_server", name=name, url=address.shown)
         run_internal(conn, "servers.server_create", name=name, host=address.host, port=address.port,
                      dbname=address.dbname, remote_user=address.user, password=address.password)
+        if reader is not None:  # termx_reader (`termx sql`) reads the shards there as the read-only role
+            run_internal(conn, "servers.reader_settings", role=reader[0], password=reader[1])
+            run_internal(conn, "servers.reader_server", name=name)
+            run_internal(conn, "servers.reader_mapping_create")
         _, error = run_internal(conn, "servers.server_probe", name=name).one()
         if error is not None:
             error = " ".join(error.split())
@@ -93,8 +101,10 @@ def add_server(engine: Engine, name: str, url: str) -> dict[str, Any]:
     return list_servers(engine, name)[0]
 
 
-def _upgrade_remote(name: str, url: str) -> None:
-    """Connect to the storage server from this process and bring its termx schema to head."""
+def _upgrade_remote(name: str, url: str) -> tuple[str, str] | None:
+    """Connect to the storage server from this process, bring its termx schema to head and make (or give a new
+    password to) its read-only role for `termx sql`: that role's name and password, or None (with a notice) when
+    the storage server's user may not create roles."""
     from termx.storage.db import connect_or_explain, resolve_url, upgrade
 
     try:
@@ -103,8 +113,27 @@ def _upgrade_remote(name: str, url: str) -> None:
         raise ServerError(f"cannot reach server {name!r}: {exc.message}", "is it running? check its URL") from None
     try:
         upgrade(remote)
+        return _remote_reader(remote, name)
     finally:
         remote.dispose()
+
+
+def _remote_reader(remote: Engine, name: str) -> tuple[str, str] | None:
+    """The storage server's login role that may read the shards' tables (termx_shards) and nothing else of termx's,
+    with a new random password; None, and a notice, when its user has no CREATEROLE."""
+    password = secrets.token_urlsafe(24)
+    try:
+        with remote.begin() as conn:
+            role = str(run_internal(conn, "servers.remote_reader_role").scalar_one())
+            run_internal(conn, "servers.reader_settings", role=role, password=password)
+            run_internal(conn, "servers.remote_reader_create")
+    except sa.exc.ProgrammingError as exc:
+        if not isinstance(exc.orig, psycopg.errors.InsufficientPrivilege):
+            raise
+        log.warning("server %s: its user may not create roles, so `termx sql` (termx_reader) cannot read the "
+                    "shards stored there (docs/scale-out.md)", name)
+        return None
+    return role, password
 
 
 def list_servers(engine: Engine, name: str | None = None) -> list[dict[str, Any]]:

@@ -174,6 +174,11 @@ def _database_error(name: str, exc: psycopg.Error) -> TermxError:
         return CorpusNotFound(message, hint or "termx corpora lists them")
     if state == "22023":
         return PatternError(message, hint)
+    if state == "42704" and message.startswith("user mapping not found"):  # a storage server added without one
+        return InputError(f"query {name} reads shards on a storage server where {READER_ROLE} has no read-only "
+                          f"user mapping, so termx sql cannot read them ({message})",
+                          "`termx servers add` makes one when the storage server's user may create roles: "
+                          "docs/scale-out.md")
     if state == "42601" and "multiple commands" in message:
         return InputError(f"query {name} holds more than one statement", "a query file is one SQL statement")
     return InputError(f"query {name} failed: {message}", hint)
