@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 import time
@@ -447,6 +448,7 @@ def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: lis
                 fb.start()
     assert lost.value.what == f"storage server 'fb' is unreachable (corpus '{remote}', shard 5)", lost.value
     assert len(str(lost.value).splitlines()) == 1 and fb.password not in str(lost.value)
+    assert str(pickle.loads(pickle.dumps(lost.value))) == str(lost.value)  # as a worker process sends it
     with pytest.raises(CorpusNotFound):  # a writer's garbage collection, fb being back
         drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
     assert (_state(engine, remote), _remote_tables(fa), _remote_tables(fb)) == before
