@@ -393,6 +393,9 @@ def test_a_storage_server_gone_mid_statement_is_named(engine: Engine, storage: l
     with engine.connect() as conn:
         assert conn.execute(query, {"c": name}).scalar_one() == freq  # answers again
     drop_corpus(engine, name)
+    serve_app = pytest.importorskip("termx.serve.app")  # HTTP: 503, as for a server that cannot be reached
+    assert serve_app._database_status(lost.value) == (503, "a storage server went away in the middle of the statement:"
+                                                      f" {line.split(': ', 1)[1].split(' (')[0]}")
 
 
 def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: list[TestServer], tmp_path: Path,
