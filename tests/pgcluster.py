@@ -3,7 +3,7 @@ enough"): each one a throwaway cluster made with the packaged `initdb` and run w
 /usr/lib/postgresql/<version>/bin, on a free 127.0.0.1 port, by an unprivileged user, stopped and deleted when the
 block ends (also on failure). Where no packaged binaries exist the test is skipped with one reason.
 
-    with pg_servers(tmp_path, 2) as servers:          # or the `extra_servers` fixture of tests/test_servers.py
+    with pg_servers(tmp_path, 2) as servers:          # or the session fixture `pg_pair` (tests/conftest.py)
         servers[0].url("termx")                          # postgresql://postgres:PASSWORD@127.0.0.1:PORT/termx
 
 PostgreSQL refuses to run as root, so as root the servers run as the system user TEST_USER (created once, as the
