@@ -543,3 +543,52 @@ def test_termx_sql_says_so_where_the_storage_user_may_not_create_roles(engine: E
         with psycopg.connect(fa.url(), autocommit=True) as admin:
             admin.execute("DROP DATABASE plain_t WITH (FORCE)")
             admin.execute("DROP ROLE plain")
+
+
+def test_termx_sql_names_a_storage_server_stopped_mid_scan(engine: Engine, db_env: str, storage: list[TestServer],
+                                                           tmp_path: Path) -> None:
+    """`termx sql` scanning a foreign partition of more class rows than postgres_fdw fetches at once (10,000), slowed
+    by a local filter: fb stopped (-m immediate) while the statement runs, between two of its FETCHes, is named in
+    one line with the corpus's shard there, exit 1, no password."""
+    import random
+    import threading
+
+    fa, fb = storage
+    name = f"scan-{uuid.uuid4().hex[:8]}"
+    rng = random.Random(7)
+    docs = [Document(f"d{n}", "".join(rng.choice("abcdefgh") for _ in range(5000))) for n in range(12)]
+    save_shards(engine, name, [docs], Unit.byte, KMAX, runner=IN_PROCESS, server="fb")
+    query = ("SELECT count(*) AS n FROM termx.class k WHERE k.shard_id = (SELECT s.id FROM termx.shard s JOIN "
+             "termx.corpus c ON c.id = s.corpus_id WHERE c.name = :corpus) AND pg_sleep(0.0002) IS NOT NULL")
+    rows = _rows(engine, query.replace(":corpus", ":c").replace(" AND pg_sleep(0.0002) IS NOT NULL", ""), c=name)
+    assert rows[0]["n"] > 20_000  # at least three FETCHes
+    (tmp_path / "scan.sql").write_text(query)
+    stopped = threading.Event()
+
+    def stop_when_scanning() -> None:
+        with engine.connect() as conn:
+            for _ in range(600):
+                if conn.execute(sa.text("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND "
+                                        "usename = 'termx_reader' AND query LIKE '%pg_sleep(0.0002)%'")).scalar():
+                    conn.rollback()
+                    time.sleep(0.3)  # inside the first batch of rows
+                    fb.stop()
+                    stopped.set()
+                    return
+                conn.rollback()  # a transaction sees one snapshot of pg_stat_activity
+                time.sleep(0.05)
+
+    watcher = threading.Thread(target=stop_when_scanning)
+    watcher.start()
+    try:
+        result = runner.invoke(app, ["sql", str(tmp_path / "scan.sql"), "-p", f"corpus={name}"])
+    finally:
+        watcher.join()
+        if not fb.running():
+            fb.start()
+    assert stopped.is_set(), (result.stdout, result.stderr)
+    assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1, (result.stdout, result.stderr)
+    assert result.stderr.startswith(f"Error: storage server 'fb' is unreachable (corpus '{name}', shard 0): "), \
+        result.stderr
+    assert fb.password not in result.stderr
+    drop_corpus(engine, name)
