@@ -27,8 +27,8 @@ GRID: dict[str, list[float]] = {
     "discount": [0.5, 0.75, 0.9],
     "min_count": [1, 2],
     "min_pair": [1, 2],
-    "unknown": [-12.0, -8.0, -4.0],
-    "unknown_len": [-2.0, -1.0, 0.0],
+    "unknown": [-12.0, -8.0, -4.0, 0.0],
+    "unknown_len": [-1.0, -0.5, 0.0, 0.5, 1.0],
 }
 
 
