@@ -94,7 +94,8 @@ def segment(
     verbose: VerboseOption = False,
 ) -> None:
     """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
-    search for the best total score. White space already in the input stays a boundary.
+    search for the best total score. White space already in the input stays a boundary. With --scorer words,
+    CORPUS's own spacing is the model: its word and word-pair counts (counted once, stored with it).
 
     Streams: input is read as it arrives and each batch of lines is answered and flushed, so it works in a
     pipe (`producer | termx segment CORPUS - | consumer`)."""

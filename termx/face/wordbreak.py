@@ -179,10 +179,11 @@ class WordBreaking:
         return segmenter.segment_lines, None
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                        params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[SegmentRecord]:
+                        params: Mapping[str, float] | None = None, store: bool = True,
+                        scorer: str = "branching") -> Iterator[SegmentRecord]:
         """segment() as the records `termx segment --format json` prints."""
         first, second = itertools.tee(lines)
-        yield from segment_records(first, self.segment(second, batch, max_len, params, store))
+        yield from segment_records(first, self.segment(second, batch, max_len, params, store, scorer))
 
     def segment_scores(self, lines: Iterable[str], others: int = 3, batch: int = SEGMENT_BATCH,
                        max_len: int | None = None, params: Mapping[str, float] | None = None, store: bool = True

@@ -36,9 +36,9 @@ from termx.wordbreak.word_viterbi import pair_keys, reversed_keys, segment_spans
 
 FORMAT = 1
 """Version of the stored counts; counts stored in another format are counted again."""
-WORD_DEFAULTS: dict[str, float] = {"discount": 0.75, "min_count": 1, "min_pair": 1, "unknown": -8.0,
-                                   "unknown_len": -1.0}
-"""The `words` scorer's parameters (bench/tune_word_model.py printed them)."""
+WORD_DEFAULTS: dict[str, float] = {"discount": 0.9, "min_count": 1, "min_pair": 1, "unknown": -8.0,
+                                   "unknown_len": 0.5}
+"""The `words` scorer's parameters: what `bench/tune_word_model.py --seed 0` printed (development stories only)."""
 _DENSE = 0x10000
 """Code points below this get their class and log P from a table built once per model."""
 _TOKEN = re.compile(r"[^\W_]+|\S")
