@@ -20,7 +20,8 @@ exactly as bench/bench_segment.py scores termx.
   `Corpus.segment(lines, scorer="words")`, 1,000 lines per call as the Python API batches them); instant-segment
   (`pip install instant-segment`): word and pair counts of the same 15,000 stories (pairs seen twice or more), a
   search per letter run (it takes lower-case ASCII letters only: digit runs are kept as words, which gives it
-  every letter/digit boundary); wordninja (its own English dictionary). Each system's speed is its best of
+  every letter/digit boundary); wordninja (its own English dictionary; the characters it drops, such as
+  non-ASCII letters, are put back as words of their own). Each system's speed is its best of
   --repeats passes over the same stories in the same run; paired sign test and Wilcoxon over stories (word F1)
   of termx against each peer. --record writes the published records (mean over --seeds).
 
@@ -165,8 +166,23 @@ def newtext_systems(corpus: Sequence[SpacedDocument]) -> dict[str, Callable[[lis
     if installed("wordninja"):
         import wordninja
 
-        systems["wordninja (its own dictionary)"] = lambda texts: [wordninja.split(t) for t in texts]
+        systems["wordninja (its own dictionary)"] = lambda texts: [restored(t, wordninja.split(t)) for t in texts]
     return systems
+
+
+def restored(text: str, words: list[str]) -> list[str]:
+    """`words` with the characters of `text` a peer dropped (wordninja drops what is not an ASCII letter, digit or
+    apostrophe) put back as words of their own, so that they spell `text`."""
+    out, at = [], 0
+    for w in words:
+        k = text.find(w, at)
+        if k < 0:
+            continue
+        out.extend(text[at:k])
+        out.append(w)
+        at = k + len(w)
+    out.extend(text[at:])
+    return out
 
 
 def run_newtext(seeds: Sequence[int], repeats: int, pool: str = "test") -> dict[str, Any]:

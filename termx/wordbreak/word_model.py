@@ -32,7 +32,7 @@ from termx.errors import InputError
 from termx.index.units import Unit
 from termx.wordbreak.line_batches import Batch
 from termx.wordbreak.ngram_tables import _hash_table
-from termx.wordbreak.word_viterbi import pair_keys, reversed_keys, segment_spans
+from termx.wordbreak.word_viterbi import fill_filter, pair_keys, reversed_keys, segment_spans
 
 FORMAT = 1
 """Version of the stored counts; counts stored in another format are counted again."""
@@ -155,6 +155,10 @@ class WordModel:
         pair_keys(a.astype(np.int64), b.astype(np.int64), pkeys)
         self._btable = _valued_table(pkeys, self.blogp.view(np.uint64))
         self._bvalues = self._btable.view(np.float64)
+        size = max(1 << max(int(16 * len(pkeys)).bit_length(), 6), 64)  # 16 bits per pair: ~6 % false positives
+        self._bits = np.zeros(size // 64, dtype=np.uint64)
+        self._shift = 64 - (size.bit_length() - 1)
+        fill_filter(pkeys, self._bits, self._shift)
         self.best_next = np.full(len(kept), -np.inf)
         np.maximum.at(self.best_next, a, self.blogp)
         self.lift_in = np.full(len(kept), -np.inf)
@@ -177,9 +181,9 @@ class WordModel:
         counts = np.zeros(len(batch.starts), dtype=np.int64)
         p = self.params
         segment_spans(cps, cum, batch.starts, batch.stops, self._wtable, self.logp, self.loggamma, self.best_next,
-                      self.lift_in, self._btable, self._bvalues, p["unknown"], p["unknown_len"], self.max_len, cuts,
-                      counts)
-        return batch.words(cuts, counts)
+                      self.lift_in, self._bits, self._shift, self._btable, self._bvalues, p["unknown"],
+                      p["unknown_len"], self.max_len, cuts, counts)
+        return _words(batch, cuts, counts)
 
     def _code_points(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Lower-cased code points of `text` (−1: no word character) and the cumulative log P of its characters."""
@@ -206,6 +210,23 @@ class WordModel:
         found = self._char_cp[at] == cps if len(self._char_cp) else np.zeros(len(cps), dtype=bool)
         lp = np.where(found, self._char_lp[at] if len(self._char_lp) else 0.0, self._unseen_lp)
         return word_char, lp
+
+
+def _words(batch: Batch, cuts: np.ndarray, counts: np.ndarray) -> list[list[str]]:
+    """Batch.words for a char batch, sliced in one pass: every word's start and end in the joined text."""
+    span_of = np.repeat(np.arange(len(counts)), counts)
+    inner = cuts[:int(counts.sum())] + batch.starts[span_of]
+    begins = np.sort(np.concatenate([batch.starts, inner])).tolist()
+    ends = np.sort(np.concatenate([inner, batch.stops])).tolist()
+    text = batch.joined
+    words = [text[a:b] for a, b in zip(begins, ends, strict=True)]
+    per_chunk = (counts + 1).tolist()
+    out, w, c = [], 0, 0
+    for line in batch.chunks:
+        n = sum(per_chunk[c:c + len(line)])
+        out.append(words[w:w + n])
+        w, c = w + n, c + len(line)
+    return out
 
 
 def _valued_table(keys: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -61,29 +61,49 @@ def pair_keys(a, b, keys):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, btable, bvalues, unk0, unk_len, max_len,
-          top, top_slot, count, start, word, score, back_e, back_s, queue, gain, cuts, at):  # type: ignore[no-untyped-def]
-    """Viterbi over cps[lo:lo+n]; appends the cut offsets (inside the span) at cuts[at:], returns the new end."""
+def _bit(fp, shift):  # type: ignore[no-untyped-def]
+    """A pair's bit in the filter (2^(64 − shift) bits), from other bits of its fingerprint than its slot's."""
+    return np.int64((fp * np.uint64(0xFF51AFD7ED558CCD)) >> np.uint64(shift))
+
+
+@nb.njit(cache=True)
+def fill_filter(keys, bits, shift):  # type: ignore[no-untyped-def]
+    """Set the bit of every key: a pair whose bit is clear is no pair (one look-up in a table that fits a cache)."""
+    for k in range(len(keys)):
+        b = _bit(keys[k], shift)
+        bits[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+
+
+@nb.njit(cache=True)
+def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, bits, shift, btable, bvalues, unk0, unk_len,  # type: ignore[no-untyped-def]
+          max_len, top, top_state, first, start, word, score, back, queue, gain, cuts, at):
+    """Viterbi over cps[lo:lo+n]; appends the cut offsets (inside the span) at cuts[at:], returns the new end.
+
+    States are appended in the order of their end position: those ending at e are first[e]..first[e + 1] − 1, the
+    first of them the best unknown word (or the lone non-word character) and then the known words; back[k] is
+    the state before state k (−1: the span's start), top[e] the best score + log γ of e's states and top_state[e]
+    the state that has it."""
     top[0] = 0.0
-    top_slot[0] = -1
-    count[0] = 0
+    top_state[0] = -1
+    first[0] = first[1] = 0
+    k = 0  # states so far
     head = tail = 0  # queue[head:tail]: unknown-word starts, their gains decreasing
     for e in range(1, n + 1):
-        count[e] = 1
-        start[e, 0] = e - 1
-        back_e[e, 0] = e - 1
-        back_s[e, 0] = top_slot[e - 1]
+        u = k  # the unknown word (or non-word character) ending at e
+        k += 1
+        start[u] = e - 1
+        word[u] = -1
+        back[u] = top_state[e - 1]
         if cps[lo + e - 1] < 0:  # no word character: a word of its own, the context starts again
             head = tail = 0
-            score[e, 0] = top[e - 1]  # the best path to e − 1, without the back-off weight of its last word
-            if e > 1:
-                score[e, 0], back_s[e, 0] = score[e - 1, 0], 0
-            for s in range(1, count[e - 1]):
-                if score[e - 1, s] > score[e, 0]:
-                    score[e, 0] = score[e - 1, s]
-                    back_s[e, 0] = s
-            top[e] = score[e, 0]
-            top_slot[e] = 0
+            score[u] = top[e - 1]  # the best path to e − 1, without the back-off weight of its last word
+            for s in range(first[e - 1], first[e]):
+                if s == first[e - 1] or score[s] > score[u]:
+                    score[u] = score[s]
+                    back[u] = s
+            top[e] = score[u]
+            top_state[e] = u
+            first[e + 1] = k
             continue
         g = top[e - 1] - cum[lo + e - 1] - unk_len * (e - 1)  # the best unknown word: a sliding maximum
         while tail > head and gain[tail - 1] <= g:
@@ -93,9 +113,8 @@ def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, btable, b
         if queue[head] < e - max_len:
             head += 1
         j = queue[head]
-        best = gain[head] + cum[lo + e] + unk_len * e + unk0
-        start[e, 0], back_e[e, 0], back_s[e, 0] = j, j, top_slot[j]
-        score[e, 0] = best
+        score[u] = gain[head] + cum[lo + e] + unk_len * e + unk0
+        start[u], back[u] = j, top_state[j]
         fp = _SEED
         for length in range(1, min(max_len, e) + 1):
             j = e - length
@@ -110,47 +129,49 @@ def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, btable, b
             if w < 0:
                 continue
             best = top[j] + logp[w]
-            be, bs = j, top_slot[j]
-            for s in range(1, count[j]):
-                v = word[j, s]
-                if score[j, s] + min(best_next[v], lift_in[w] + logp[w]) <= best:
+            before = top_state[j]
+            bound = lift_in[w] + logp[w]
+            for s in range(first[j] + 1, first[j + 1]):  # the known words ending at j
+                v = word[s]
+                if score[s] + min(best_next[v], bound) <= best:
                     continue  # no pair (v, w) can win
-                b = find_slot(btable, pair_key(word[j, s], w))
-                if b >= 0 and score[j, s] + bvalues[b, 1] > best:
-                    best = score[j, s] + bvalues[b, 1]
-                    be, bs = j, s
-            c = count[e]
-            count[e] = c + 1
-            start[e, c], word[e, c], score[e, c], back_e[e, c], back_s[e, c] = j, w, best, be, bs
-        top[e] = score[e, 0]
-        top_slot[e] = 0
-        for s in range(1, count[e]):
-            v = score[e, s] + loggamma[word[e, s]]
+                fp_pair = pair_key(v, w)
+                bit = _bit(fp_pair, shift)
+                if not (bits[bit >> 6] >> np.uint64(bit & 63)) & np.uint64(1):
+                    continue
+                b = find_slot(btable, fp_pair)
+                if b >= 0 and score[s] + bvalues[b, 1] > best:
+                    best = score[s] + bvalues[b, 1]
+                    before = s
+            start[k], word[k], score[k], back[k] = j, w, best, before
+            k += 1
+        first[e + 1] = k
+        top[e] = score[u]
+        top_state[e] = u
+        for s in range(u + 1, k):
+            v = score[s] + loggamma[word[s]]
             if v > top[e]:
                 top[e] = v
-                top_slot[e] = s
+                top_state[e] = s
     if n == 0:
         return at
-    e, slot = n, 0
-    for s in range(1, count[n]):
-        if score[n, s] > score[n, slot]:
-            slot = s
-    first = at
-    while e > 0:
-        j = start[e, slot]
-        if j > 0:
-            cuts[at] = j
+    state = first[n]
+    for s in range(first[n] + 1, first[n + 1]):
+        if score[s] > score[state]:
+            state = s
+    begin = at
+    while state >= 0:
+        if start[state] > 0:
+            cuts[at] = start[state]
             at += 1
-        e, slot = back_e[e, slot], back_s[e, slot]
-        if slot < 0:
-            break
-    cuts[first:at] = cuts[first:at][::-1].copy()
+        state = back[state]
+    cuts[begin:at] = cuts[begin:at][::-1].copy()
     return at
 
 
 @nb.njit(cache=True)
-def segment_spans(cps, cum, starts, stops, wtable, logp, loggamma, best_next, lift_in, btable, bvalues, unk0, unk_len,  # type: ignore[no-untyped-def]
-                  max_len, cuts, counts):
+def segment_spans(cps, cum, starts, stops, wtable, logp, loggamma, best_next, lift_in, bits, shift, btable,  # type: ignore[no-untyped-def]
+                  bvalues, unk0, unk_len, max_len, cuts, counts):
     """The best segmentation of each span starts[k]..stops[k]-1 of `cps` (code points, lower-cased; −1 for a
     character that is no word character; `cum`: cumulative log P of the characters): its cuts, flat, and the
     count per span. `wtable`: slot → (fingerprint, word id + 1, 0 for a suffix only); `btable` / `bvalues`: slot
@@ -160,21 +181,20 @@ def segment_spans(cps, cum, starts, stops, wtable, logp, loggamma, best_next, li
     longest = 0
     for k in range(len(starts)):
         longest = max(longest, stops[k] - starts[k])
-    width = max_len + 1
+    states = (longest + 1) * (max_len + 1)
     top = np.empty(longest + 1)
-    top_slot = np.empty(longest + 1, dtype=np.int64)
-    count = np.empty(longest + 1, dtype=np.int64)
-    start = np.empty((longest + 1, width), dtype=np.int64)
-    word = np.empty((longest + 1, width), dtype=np.int64)
-    score = np.empty((longest + 1, width))
-    back_e = np.empty((longest + 1, width), dtype=np.int64)
-    back_s = np.empty((longest + 1, width), dtype=np.int64)
+    top_state = np.empty(longest + 1, dtype=np.int64)
+    first = np.empty(longest + 2, dtype=np.int64)
+    start = np.empty(states, dtype=np.int64)
+    word = np.empty(states, dtype=np.int64)
+    score = np.empty(states)
+    back = np.empty(states, dtype=np.int64)
     queue = np.empty(longest + 1, dtype=np.int64)
     gain = np.empty(longest + 1)
     at = 0
     for k in range(len(starts)):
         before = at
-        at = _span(cps, cum, starts[k], stops[k] - starts[k], wtable, logp, loggamma, best_next, lift_in, btable,
-                   bvalues, unk0, unk_len, max_len, top, top_slot, count, start, word, score, back_e, back_s, queue,
+        at = _span(cps, cum, starts[k], stops[k] - starts[k], wtable, logp, loggamma, best_next, lift_in, bits, shift,
+                   btable, bvalues, unk0, unk_len, max_len, top, top_state, first, start, word, score, back, queue,
                    gain, cuts, at)
         counts[k] = at - before
