@@ -185,9 +185,11 @@ def restored(text: str, words: list[str]) -> list[str]:
     return out
 
 
-def run_newtext(seeds: Sequence[int], repeats: int, pool: str = "test") -> dict[str, Any]:
+def run_newtext(seeds: Sequence[int], repeats: int, pool: str = "test", speed_only: bool = False) -> dict[str, Any]:
     """Every system on each seed's 500 evaluation stories (`pool` "dev": development stories instead, to check
-    this script without scoring the evaluation pool); the per-seed rows, paired tests and speed ratios."""
+    this script without scoring the evaluation pool); the per-seed rows, paired tests and speed ratios.
+    `speed_only`: termx and instant-segment timed, nothing scored (the stories' segmentations are not compared
+    with their spacing)."""
     from termx.evaluation.paired import sign_test, wilcoxon
 
     corpus, _ = newtext_split(seeds[0], "test")
@@ -199,18 +201,26 @@ def run_newtext(seeds: Sequence[int], repeats: int, pool: str = "test") -> dict[
         texts = [d.text for d in docs]
         rows, stories = [], {}
         for name, segment in systems.items():
+            if speed_only and name.startswith("wordninja"):
+                continue
             segment(texts[:5])  # compiled kernels loaded
             found, speed = timed(segment, texts, 1 if name.startswith("wordninja") else repeats)  # ~100× slower
+            if speed_only:
+                rows.append({"system": name, "seed": seed, "chars_per_s": speed, "documents": len(docs),
+                             "characters": sum(map(len, texts))})
+                continue
             scores, stories[name] = per_story(docs, found)
             rows.append({"system": name, "seed": seed, **scores, "chars_per_s": speed, "documents": len(docs),
                          "characters": sum(map(len, texts))})
         for row in rows[1:]:
+            row["termx_speed_ratio"] = rows[0]["chars_per_s"] / row["chars_per_s"]
+            if speed_only:
+                continue
             x, y = stories[first], stories[row["system"]]
             sign, wil = sign_test(x, y), wilcoxon(x, y)
             row["termx_vs_this"] = {"sign_p": sign.p_value, "wilcoxon_p": wil.p_value, "favours": sign.favours,
                                     "wins_termx": sum(a > b for a, b in zip(x, y, strict=True)),
                                     "wins_this": sum(a < b for a, b in zip(x, y, strict=True))}
-            row["termx_speed_ratio"] = rows[0]["chars_per_s"] / row["chars_per_s"]
         print(render([{k: v for k, v in r.items() if not isinstance(v, dict)} for r in rows], "table",
                      title=f"newtext: seed {seed}, {len(docs)} stories, corpus the first {NEWTEXT_CORPUS:,}"),
               flush=True)
@@ -218,8 +228,8 @@ def run_newtext(seeds: Sequence[int], repeats: int, pool: str = "test") -> dict[
     return out
 
 
-def record_newtext(result: dict[str, Any], run: Any) -> None:
-    """The published records of the new-text figures (bench/published/)."""
+def record_newtext(result: dict[str, Any], run: Any, speed_only: bool = False) -> None:
+    """The published records of the new-text figures (bench/published/); `speed_only`: the speed ratio's alone."""
     rows = result["rows"]
     seeds = result["seeds"]
     names = list(dict.fromkeys(r["system"] for r in rows))
@@ -231,8 +241,9 @@ def record_newtext(result: dict[str, Any], run: Any) -> None:
     def values(system: str, key: str) -> list[float]:
         return [next(r[key] for r in rows if r["system"] == system and r["seed"] == s) for s in seeds]
 
-    peers = {n: {m: values(n, m) for m in ("word_f1", "boundary_f1", "chars_per_s")} for n in names}
-    for key, measure in (("word_f1", "word F1"), ("boundary_f1", "boundary F1")):
+    peers = {n: {m: values(n, m) for m in (("chars_per_s",) if speed_only else ("word_f1", "boundary_f1",
+                                                                               "chars_per_s"))} for n in names}
+    for key, measure in (() if speed_only else (("word_f1", "word F1"), ("boundary_f1", "boundary F1"))):
         run.record(f"newtext-reuters-words-{key.replace('_', '-')}", title=f"New text against a spaced corpus "
                    f"(Reuters): {measure}, termx words with its defaults", measure=measure, seeds=seeds,
                    per_seed=values(names[0], key), split=split, tuning=tuning, status="protocol",
@@ -242,7 +253,8 @@ def record_newtext(result: dict[str, Any], run: Any) -> None:
                                       strict=True)]
         run.record("newtext-reuters-words-speed-ratio", title=f"New text against a spaced corpus: termx words "
                    f"characters/s ÷ {names[1]}'s, same run, best of passes", measure="speed ratio", seeds=seeds,
-                   per_seed=ratio, split=split, tuning=tuning, status="speed", extra={"peers_same_run": peers})
+                   per_seed=ratio, split=split, tuning=tuning, status="speed",
+                   extra={"peers_same_run": peers, "speed_only_run": speed_only})
 
 
 def run_part(part: str, seed: int) -> list[dict[str, Any]]:
@@ -281,6 +293,8 @@ def main() -> None:
     parser.add_argument("--seeds", default="0,1,2", help="newtext: the evaluation draws")
     parser.add_argument("--repeats", type=int, default=3, help="newtext: passes per system (the best is its speed)")
     parser.add_argument("--record", action="store_true", help="newtext: write the published records")
+    parser.add_argument("--speed-only", action="store_true", help="newtext: time termx and instant-segment without "
+                        "scoring anything; with --record, write the speed ratio's record alone")
     parser.add_argument("--pool", choices=("test", "dev"), default="test", help="newtext: dev scores development "
                         "stories instead (checking the script; never recorded)")
     args = parser.parse_args()
@@ -290,9 +304,10 @@ def main() -> None:
             from _published import Run
 
             run = Run()
-            out[part] = run_newtext([int(s) for s in args.seeds.split(",")], args.repeats, args.pool)
+            out[part] = run_newtext([int(s) for s in args.seeds.split(",")], args.repeats, args.pool,
+                                    args.speed_only)
             if args.record and args.pool == "test":
-                record_newtext(out[part], run)
+                record_newtext(out[part], run, args.speed_only)
             continue
         rows = run_part(part, args.seed)
         test = f"the first {REUTERS_TEST} documents" if part == "reuters" else f"test split, seed {args.seed}"

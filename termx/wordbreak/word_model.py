@@ -32,7 +32,7 @@ from termx.errors import InputError
 from termx.index.units import Unit
 from termx.wordbreak.line_batches import Batch
 from termx.wordbreak.ngram_tables import _hash_table
-from termx.wordbreak.word_viterbi import fill_filter, pair_keys, reversed_keys, segment_spans
+from termx.wordbreak.word_viterbi import _ASCII, fill_filter, pair_keys, reversed_keys, segment_spans
 
 FORMAT = 1
 """Version of the stored counts; counts stored in another format are counted again."""
@@ -164,6 +164,7 @@ class WordModel:
         self.lift_in = np.full(len(kept), -np.inf)
         np.maximum.at(self.lift_in, b, self.blogp - self.logp[b])
         self._wtable = _word_table(kept)
+        self._short = _short_table(kept)
         self.words = len(kept)
         self.pairs = int(len(a))
         char_total = max(sum(counts.chars.values()), 1)
@@ -180,8 +181,8 @@ class WordModel:
         cuts = np.empty(max(int((batch.stops - batch.starts).sum()), 0), dtype=np.int64)
         counts = np.zeros(len(batch.starts), dtype=np.int64)
         p = self.params
-        segment_spans(cps, cum, batch.starts, batch.stops, self._wtable, self.logp, self.loggamma, self.best_next,
-                      self.lift_in, self._bits, self._shift, self._btable, self._bvalues, p["unknown"],
+        segment_spans(cps, cum, batch.starts, batch.stops, self._wtable, self._short, self.logp, self.loggamma,
+                      self.best_next, self.lift_in, self._bits, self._shift, self._btable, self._bvalues, p["unknown"],
                       p["unknown_len"], self.max_len, cuts, counts)
         return _words(batch, cuts, counts)
 
@@ -227,6 +228,23 @@ def _words(batch: Batch, cuts: np.ndarray, counts: np.ndarray) -> list[list[str]
         out.append(words[w:w + n])
         w, c = w + n, c + len(line)
     return out
+
+
+def _short_table(words: Sequence[str]) -> np.ndarray:
+    """word_viterbi's `short`: the suffixes of one or two ASCII characters read backwards (a 1-character key c at
+    c, a 2-character suffix "bc" at c·128 + b): word id, −1 for a suffix of words only, −2 for none."""
+    short = np.full(_ASCII * _ASCII, -2, dtype=np.int64)
+    for k, w in enumerate(words):
+        for n in (1, 2):
+            tail = w[-n:]
+            if len(w) < n or any(ord(ch) >= _ASCII for ch in tail):
+                continue
+            at = ord(tail[-1]) if n == 1 else ord(tail[-1]) * _ASCII + ord(tail[0])
+            if len(w) == n:
+                short[at] = k
+            elif short[at] == -2:
+                short[at] = -1
+    return short
 
 
 def _valued_table(keys: np.ndarray, values: np.ndarray) -> np.ndarray:

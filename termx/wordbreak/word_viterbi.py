@@ -20,6 +20,9 @@ import numpy as np
 
 from termx.wordbreak.ngram_tables import _SEED, _fingerprint, _slot
 
+_ASCII = 128
+"""Suffixes of one or two ASCII characters are looked up in a dense table (`short`) instead of the hash table."""
+
 
 @nb.njit(cache=True)
 def find_slot(table, fp):  # type: ignore[no-untyped-def]
@@ -75,8 +78,8 @@ def fill_filter(keys, bits, shift):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, bits, shift, btable, bvalues, unk0, unk_len,  # type: ignore[no-untyped-def]
-          max_len, top, top_state, first, start, word, score, back, queue, gain, cuts, at):
+def _span(cps, cum, lo, n, wtable, short, logp, loggamma, best_next, lift_in, bits, shift, btable, bvalues, unk0,  # type: ignore[no-untyped-def]
+          unk_len, max_len, top, top_state, first, start, word, score, back, queue, gain, cuts, at):
     """Viterbi over cps[lo:lo+n]; appends the cut offsets (inside the span) at cuts[at:], returns the new end.
 
     States are appended in the order of their end position: those ending at e are first[e]..first[e + 1] − 1, the
@@ -116,16 +119,22 @@ def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, bits, shi
         score[u] = gain[head] + cum[lo + e] + unk_len * e + unk0
         start[u], back[u] = j, top_state[j]
         fp = _SEED
+        last = cps[lo + e - 1]
         for length in range(1, min(max_len, e) + 1):
             j = e - length
             t = cps[lo + j]
             if t < 0:
                 break
             fp = _fingerprint(fp, t)
-            slot = find_slot(wtable, fp)
-            if slot < 0:
-                break
-            w = np.int64(wtable[slot, 1]) - 1
+            if length <= 2 and last < _ASCII and t < _ASCII:  # one or two ASCII characters: a small table
+                w = short[last * _ASCII + t if length == 2 else t]
+                if w < -1:
+                    break
+            else:
+                slot = find_slot(wtable, fp)
+                if slot < 0:
+                    break
+                w = np.int64(wtable[slot, 1]) - 1
             if w < 0:
                 continue
             best = top[j] + logp[w]
@@ -170,11 +179,13 @@ def _span(cps, cum, lo, n, wtable, logp, loggamma, best_next, lift_in, bits, shi
 
 
 @nb.njit(cache=True)
-def segment_spans(cps, cum, starts, stops, wtable, logp, loggamma, best_next, lift_in, bits, shift, btable,  # type: ignore[no-untyped-def]
+def segment_spans(cps, cum, starts, stops, wtable, short, logp, loggamma, best_next, lift_in, bits, shift, btable,  # type: ignore[no-untyped-def]
                   bvalues, unk0, unk_len, max_len, cuts, counts):
     """The best segmentation of each span starts[k]..stops[k]-1 of `cps` (code points, lower-cased; −1 for a
     character that is no word character; `cum`: cumulative log P of the characters): its cuts, flat, and the
-    count per span. `wtable`: slot → (fingerprint, word id + 1, 0 for a suffix only); `btable` / `bvalues`: slot
+    count per span. `wtable`: slot → (fingerprint, word id + 1, 0 for a suffix only); `short`: for one ASCII
+    character c at short[c], for two read backwards (c, then the one before it, b) at short[c·128 + b]: the word
+    id, −1 for a suffix only, −2 for nothing; `btable` / `bvalues`: slot
     → (pair fingerprint, its log P(w | v) as float64 bits / the same memory as float64); best_next[v]: the
     largest log P(w | v) of v's pairs, lift_in[w] the largest log P(w | v) − log P(w) of w's: bounds that skip
     pair look-ups that cannot win."""
@@ -194,7 +205,7 @@ def segment_spans(cps, cum, starts, stops, wtable, logp, loggamma, best_next, li
     at = 0
     for k in range(len(starts)):
         before = at
-        at = _span(cps, cum, starts[k], stops[k] - starts[k], wtable, logp, loggamma, best_next, lift_in, bits, shift,
-                   btable, bvalues, unk0, unk_len, max_len, top, top_state, first, start, word, score, back, queue,
-                   gain, cuts, at)
+        at = _span(cps, cum, starts[k], stops[k] - starts[k], wtable, short, logp, loggamma, best_next, lift_in, bits,
+                   shift, btable, bvalues, unk0, unk_len, max_len, top, top_state, first, start, word, score, back,
+                   queue, gain, cuts, at)
         counts[k] = at - before
