@@ -26,6 +26,7 @@ exactly as bench/bench_segment.py scores termx.
   (word F1) of termx against each peer. --record writes the published records (mean over --seeds).
 
 Run: .venv/bin/python bench/bench_peers.py [--parts reuters,pku,ja,newtext] [--seed 0] [--seeds 0,1,2]
+     [--repeats 3] [--pool test|dev] [--speed-only] [--record]
 """
 
 from __future__ import annotations
