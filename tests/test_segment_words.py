@@ -123,6 +123,15 @@ def test_any_text_comes_back_whole(lines: list[str]) -> None:
         assert "".join(words) == "".join(line.split()) and all(words)
 
 
+def test_the_defaults_are_what_the_tuning_printed() -> None:
+    """docs/segment.md quotes what `bench/tune_word_model.py --seed 0` printed; the code's defaults are those."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "segment.md").read_text(encoding="utf-8")
+    quoted = " ".join(f"{k}={v:g}" for k, v in WORD_DEFAULTS.items())
+    assert f"`{quoted}`" in " ".join(doc.split())
+
+
 def test_bad_parameters_are_refused() -> None:
     counts = count_words(SPACED)
     with pytest.raises(InputError, match="no parameter 'theta'"):
