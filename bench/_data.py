@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from termx.index.ingest import Document
 
@@ -66,3 +67,26 @@ def reuters_first_lines(n_chars: int, path: Path | None = None) -> list[str]:
                 if total >= n_chars:
                     return out
     return out
+
+
+NEWTEXT_CORPUS = 15_000
+"""New text against a spaced corpus (issue 32): the first 15,000 Reuters stories (alnum condition, by newid) are the
+corpus; the next 1,000 the development pool (bench/tune_word_model.py draws its documents there); the rest the
+pool the evaluation draws its 500 documents from (bench/bench_peers.py --parts newtext), so no seed's evaluation
+documents are ever tuned on or counted."""
+NEWTEXT_DEV_POOL = 1_000
+NEWTEXT_DOCS = 500
+
+
+def newtext_split(seed: int, part: str) -> tuple[list[Any], list[Any]]:
+    """(corpus, documents) of the new-text setup: the 15,000 corpus stories (SpacedDocument, alnum) and 500 stories
+    drawn with `seed` from the development pool (`part` "dev") or the evaluation pool ("test")."""
+    import random
+
+    from termx.defaults import Condition
+    from termx.experiments.whitespace import spaced_documents
+
+    docs = spaced_documents(reuters_documents(), Condition.alnum)
+    corpus, rest = docs[:NEWTEXT_CORPUS], docs[NEWTEXT_CORPUS:]
+    pool = rest[:NEWTEXT_DEV_POOL] if part == "dev" else rest[NEWTEXT_DEV_POOL:]
+    return corpus, random.Random(seed).sample(pool, NEWTEXT_DOCS)

@@ -13,8 +13,20 @@ exactly as bench/bench_segment.py scores termx.
   HMM on); forward maximum matching with the PKU *training* word list (the bakeoff's closed-track resource);
   sentencepiece unigram trained on the de-spaced PKU test text (default vocab_size).
 - ja (UD Japanese GSD dev): the test split likewise; sentencepiece unigram as above.
+- newtext (issue 32: new text against a corpus that has its spaces): the first 15,000 Reuters stories (alnum,
+  by newid) are the corpus, 500 stories drawn per seed from the evaluation pool after them (bench/_data.py,
+  newtext_split; bench/tune_word_model.py tunes on a pool no draw reaches) are run together and segmented.
+  termx: `words` with its defaults (counts of the corpus's spacing, the library behind
+  `Corpus.segment(lines, scorer="words")`, 1,000 lines per call as the Python API batches them); instant-segment
+  (`pip install instant-segment`): word and pair counts of the same 15,000 stories (pairs seen twice or more), a
+  search per letter run (it takes lower-case ASCII letters only: digit runs are kept as words, which gives it
+  every letter/digit boundary); wordninja (its own English dictionary; the characters it drops, such as
+  non-ASCII letters, are put back as words of their own). Each system's speed is its best of --repeats passes
+  over the same stories in the same run (wordninja's: one pass); paired sign test and Wilcoxon over stories
+  (word F1) of termx against each peer. --record writes the published records (mean over --seeds).
 
-Run: .venv/bin/python bench/bench_peers.py [--parts reuters,pku,ja] [--seed 0]
+Run: .venv/bin/python bench/bench_peers.py [--parts reuters,pku,ja,newtext] [--seed 0] [--seeds 0,1,2]
+     [--repeats 3] [--pool test|dev] [--speed-only] [--record]
 """
 
 from __future__ import annotations
@@ -27,8 +39,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from _data import data_dir
+from _data import NEWTEXT_CORPUS, data_dir, newtext_split
 from tune_segment import REUTERS_TEST, documents
+from tune_word_model import corpus_texts
 
 from termx.cli.output import render
 from termx.evaluation.metrics import PRF, segmentation_prf
@@ -86,6 +99,165 @@ def max_match_segmenter(words: set[str]) -> Segment:
     return segment
 
 
+def per_story(docs: Sequence[SpacedDocument], found: Sequence[list[str]]) -> tuple[dict[str, float], list[float]]:
+    """Pooled boundary and word P/R/F1 of the stories' segmentations (one line each), and each story's word F1."""
+    b, w = PRF(0, 0, 0), PRF(0, 0, 0)
+    story = []
+    for doc, pred in zip(docs, found, strict=True):
+        s = segmentation_prf(doc.lines[0], [x for x in pred if x])
+        b, w = b + s["boundary"], w + s["word"]
+        story.append(s["word"].f1)
+    return {"boundary_p": b.precision, "boundary_r": b.recall, "boundary_f1": b.f1, "word_p": w.precision,
+            "word_r": w.recall, "word_f1": w.f1}, story
+
+
+def timed(segment: Callable[[list[str]], list[list[str]]], texts: list[str], repeats: int
+          ) -> tuple[list[list[str]], float]:
+    """The output of `segment` on `texts` and its best characters/s over `repeats` passes."""
+    best, found = float("inf"), []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        found = segment(texts)
+        best = min(best, time.perf_counter() - t0)
+    return found, sum(map(len, texts)) / best
+
+
+def newtext_systems(corpus: Sequence[SpacedDocument]) -> dict[str, Callable[[list[str]], list[list[str]]]]:
+    """termx `words` and the installed peers, each built from the 15,000 corpus stories (wordninja: its own list)."""
+    import re
+    from collections import Counter
+
+    from termx.wordbreak.word_model import WordModel, count_words
+
+    model = WordModel(count_words(corpus_texts(corpus)), 20)
+
+    def termx_words(texts: list[str]) -> list[list[str]]:
+        return [w for k in range(0, len(texts), 1000) for w in model.segment_lines(texts[k:k + 1000])]
+
+    systems = {"termx words (defaults)": termx_words}
+    if installed("instant_segment"):
+        import instant_segment
+
+        ascii_word = re.compile(r"[a-z]+")
+        uni: Counter[str] = Counter()
+        bi: Counter[tuple[str, str]] = Counter()
+        for d in corpus:
+            for line in d.lines:
+                uni.update(line)
+                bi.update(zip(line, line[1:], strict=False))
+        seg = instant_segment.Segmenter(
+            iter((w, float(c)) for w, c in uni.items() if ascii_word.fullmatch(w)),
+            iter((b, float(c)) for b, c in bi.items() if c > 1 and all(ascii_word.fullmatch(x) for x in b)))
+        search = instant_segment.Search()
+        runs = re.compile(r"[a-z]+|[^a-z]+")
+
+        def instant(texts: list[str]) -> list[list[str]]:
+            out = []
+            for text in texts:
+                words: list[str] = []
+                for run in runs.findall(text):
+                    if "a" <= run[0] <= "z":
+                        seg.segment(run, search)
+                        words.extend(search)
+                    else:
+                        words.append(run)
+                out.append(words)
+            return out
+        systems["instant-segment (counts of the 15,000 stories)"] = instant
+    if installed("wordninja"):
+        import wordninja
+
+        systems["wordninja (its own dictionary)"] = lambda texts: [restored(t, wordninja.split(t)) for t in texts]
+    return systems
+
+
+def restored(text: str, words: list[str]) -> list[str]:
+    """`words` with the characters of `text` a peer dropped (wordninja drops what is not an ASCII letter, digit or
+    apostrophe) put back as words of their own, so that they spell `text`."""
+    out, at = [], 0
+    for w in words:
+        k = text.find(w, at)
+        if k < 0:
+            continue
+        out.extend(text[at:k])
+        out.append(w)
+        at = k + len(w)
+    out.extend(text[at:])
+    return out
+
+
+def run_newtext(seeds: Sequence[int], repeats: int, pool: str = "test", speed_only: bool = False) -> dict[str, Any]:
+    """Every system on each seed's 500 evaluation stories (`pool` "dev": development stories instead, to check
+    this script without scoring the evaluation pool); the per-seed rows, paired tests and speed ratios.
+    `speed_only`: termx and instant-segment timed, nothing scored (the stories' segmentations are not compared
+    with their spacing)."""
+    from termx.evaluation.paired import sign_test, wilcoxon
+
+    corpus, _ = newtext_split(seeds[0], "test")
+    systems = newtext_systems(corpus)
+    first = next(iter(systems))
+    out: dict[str, Any] = {"seeds": list(seeds), "pool": pool, "rows": []}
+    for seed in seeds:
+        _, docs = newtext_split(seed, pool)
+        texts = [d.text for d in docs]
+        rows, stories = [], {}
+        for name, segment in systems.items():
+            if speed_only and name.startswith("wordninja"):
+                continue
+            segment(texts[:5])  # compiled kernels loaded
+            found, speed = timed(segment, texts, 1 if name.startswith("wordninja") else repeats)  # ~100× slower
+            if speed_only:
+                rows.append({"system": name, "seed": seed, "chars_per_s": speed, "documents": len(docs),
+                             "characters": sum(map(len, texts))})
+                continue
+            scores, stories[name] = per_story(docs, found)
+            rows.append({"system": name, "seed": seed, **scores, "chars_per_s": speed, "documents": len(docs),
+                         "characters": sum(map(len, texts))})
+        for row in rows[1:]:
+            row["termx_speed_ratio"] = rows[0]["chars_per_s"] / row["chars_per_s"]
+            if speed_only:
+                continue
+            x, y = stories[first], stories[row["system"]]
+            sign, wil = sign_test(x, y), wilcoxon(x, y)
+            row["termx_vs_this"] = {"sign_p": sign.p_value, "wilcoxon_p": wil.p_value, "favours": sign.favours,
+                                    "wins_termx": sum(a > b for a, b in zip(x, y, strict=True)),
+                                    "wins_this": sum(a < b for a, b in zip(x, y, strict=True))}
+        print(render([{k: v for k, v in r.items() if not isinstance(v, dict)} for r in rows], "table",
+                     title=f"newtext: seed {seed}, {len(docs)} stories, corpus the first {NEWTEXT_CORPUS:,}"),
+              flush=True)
+        out["rows"].extend(rows)
+    return out
+
+
+def record_newtext(result: dict[str, Any], run: Any, speed_only: bool = False) -> None:
+    """The published records of the new-text figures (bench/published/); `speed_only`: the speed ratio's alone."""
+    rows = result["rows"]
+    seeds = result["seeds"]
+    names = list(dict.fromkeys(r["system"] for r in rows))
+    split = (f"corpus: the first {NEWTEXT_CORPUS:,} Reuters stories (alnum, by newid); per seed 500 stories drawn "
+             "from the evaluation pool (bench/_data.py newtext_split), never tuned on")
+    tuning = ("termx: WORD_DEFAULTS, chosen by one run of bench/tune_word_model.py --seed 0 on development stories "
+              "(a pool no evaluation draw reaches); peers: no parameter chosen")
+
+    def values(system: str, key: str) -> list[float]:
+        return [next(r[key] for r in rows if r["system"] == system and r["seed"] == s) for s in seeds]
+
+    peers = {n: {m: values(n, m) for m in (("chars_per_s",) if speed_only else ("word_f1", "boundary_f1",
+                                                                               "chars_per_s"))} for n in names}
+    for key, measure in (() if speed_only else (("word_f1", "word F1"), ("boundary_f1", "boundary F1"))):
+        run.record(f"newtext-reuters-words-{key.replace('_', '-')}", title=f"New text against a spaced corpus "
+                   f"(Reuters): {measure}, termx words with its defaults", measure=measure, seeds=seeds,
+                   per_seed=values(names[0], key), split=split, tuning=tuning, status="protocol",
+                   extra={"peers_same_run": peers})
+    if len(names) > 1:
+        ratio = [a / b for a, b in zip(values(names[0], "chars_per_s"), values(names[1], "chars_per_s"),
+                                      strict=True)]
+        run.record("newtext-reuters-words-speed-ratio", title=f"New text against a spaced corpus: termx words "
+                   f"characters/s ÷ {names[1]}'s, same run, best of passes", measure="speed ratio", seeds=seeds,
+                   per_seed=ratio, split=split, tuning=tuning, status="speed",
+                   extra={"peers_same_run": peers, "speed_only_run": speed_only})
+
+
 def run_part(part: str, seed: int) -> list[dict[str, Any]]:
     spaced, _dev, test, _unit, _cond = documents(part, seed, 300, 0.25)
     docs = [spaced[k] for k in test]
@@ -119,9 +291,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="reuters,pku,ja")
     parser.add_argument("--seed", type=int, default=0, help="the split seed of bench/tune_segment.py")
+    parser.add_argument("--seeds", default="0,1,2", help="newtext: the evaluation draws")
+    parser.add_argument("--repeats", type=int, default=3, help="newtext: passes per system (the best is its speed)")
+    parser.add_argument("--record", action="store_true", help="newtext: write the published records")
+    parser.add_argument("--speed-only", action="store_true", help="newtext: time termx and instant-segment without "
+                        "scoring anything; with --record, write the speed ratio's record alone")
+    parser.add_argument("--pool", choices=("test", "dev"), default="test", help="newtext: dev scores development "
+                        "stories instead (checking the script; never recorded)")
     args = parser.parse_args()
-    out = {}
+    out: dict[str, Any] = {}
     for part in args.parts.split(","):
+        if part == "newtext":
+            from _published import Run
+
+            run = Run()
+            out[part] = run_newtext([int(s) for s in args.seeds.split(",")], args.repeats, args.pool,
+                                    args.speed_only)
+            if args.record and args.pool == "test":
+                record_newtext(out[part], run, args.speed_only)
+            continue
         rows = run_part(part, args.seed)
         test = f"the first {REUTERS_TEST} documents" if part == "reuters" else f"test split, seed {args.seed}"
         print(render(rows, "table", title=f"{part}: peers on {test}"), flush=True)

@@ -36,6 +36,7 @@ class Scorer(str, Enum):
     adaptation = "adaptation"
     poisson = "poisson"
     freq = "freq"
+    words = "words"
 
 
 class Ranking(str, Enum):

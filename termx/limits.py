@@ -60,6 +60,11 @@ BRANCHING: dict[str, Range] = {
 """The branching scorer's parameters (termx.wordbreak.model.BranchingParams) and their allowed values."""
 BETA = SCORE
 """The length penalty β of the table scorers (adaptation, poisson, freq)."""
+WORDS: dict[str, Range] = {
+    "discount": SHARE, "min_count": Range(1, 1_000_000_000, integer=True),
+    "min_pair": Range(1, 1_000_000_000, integer=True), "unknown": SCORE, "unknown_len": SCORE,
+}
+"""The words scorer's parameters (termx.wordbreak.word_model.WORD_DEFAULTS) and their allowed values."""
 
 MAX_LEN = Range(1, 256, integer=True)
 """Longest candidate word of segmentation, in tokens."""
@@ -68,10 +73,15 @@ MAX_LEN = Range(1, 256, integer=True)
 def scorer_ranges() -> str:
     """The allowed values of the scorer parameters in one line (`termx segment --help`, docs/segment.md)."""
     groups: dict[Range, list[str]] = {}
-    for name, allowed in {**BRANCHING, "beta": BETA}.items():
+    for name, allowed in {**BRANCHING, "beta": BETA, **WORDS}.items():
         groups.setdefault(allowed, []).append(name)
     return "; ".join(f"{', '.join(names)}: {r.low:g} to {r.high:g}{' (whole)' if r.integer else ''}"
                      for r, names in groups.items())
+
+
+def check_word_params(params: Mapping[str, float]) -> dict[str, float]:
+    """The words scorer's parameters, each value checked against its range."""
+    return {key: WORDS[key].check("params", value, f"parameter {key!r}") for key, value in params.items()}
 
 
 def check_scorer_params(params: Mapping[str, float]) -> dict[str, float]:

@@ -184,7 +184,8 @@ def _segmenters(engine: Engine, texts: list[str], cuts: list[int], unit: Unit, s
 
 @fast
 @given(texts=st.lists(st.text(alphabet="abc日", min_size=2, max_size=14), min_size=2, max_size=7), cuts=cut_points,
-       unit=st.sampled_from([Unit.byte, Unit.char]), scorer=st.sampled_from(list(Scorer)),
+       unit=st.sampled_from([Unit.byte, Unit.char]),
+       scorer=st.sampled_from([s for s in Scorer if s is not Scorer.words]),  # words reads no index's candidates
        new=st.text(alphabet="abcd日", max_size=12))
 def test_segment_of_shards_equals_one_shard(engine: Engine, texts: list[str], cuts: list[int], unit: Unit,
                                             scorer: Scorer, new: str) -> None:

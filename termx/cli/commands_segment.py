@@ -26,7 +26,9 @@ ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NA
                                                       "kappa_han_kana, kappa_run, runs, theta0, weight, theta, "
                                                       "smoothing, autonomy, passes, pass_weight, pass_theta, "
                                                       "pass_mix, pass_bigram, pass_pair, suffix, "
-                                                      "suffix_stems), for one scorer as SCORER.NAME=VALUE. "
+                                                      "suffix_stems; words: discount, min_count, min_pair, "
+                                                      "unknown, unknown_len), for one scorer as "
+                                                      "SCORER.NAME=VALUE. "
                                                       "Repeatable. Allowed values: " + scorer_ranges() + ".")]
 
 
@@ -77,7 +79,10 @@ def segment(
                                           "(default: stdin).")] = "-",
     scorer: Annotated[Scorer, typer.Option(help="branching: branching entropy + self-trained word model; "
                                            "adaptation: log A − β; poisson: log(A / A_poisson) − β; freq: "
-                                           "log(f/N) − β, the baseline (docs/segment.md).")] = Scorer.branching,
+                                           "log(f/N) − β, the baseline; words: word and word-pair counts of "
+                                           "the corpus's own spacing (a spaced corpus: hashtags, URLs, "
+                                           "run-together words), bigram Viterbi with an unknown-word model "
+                                           "(docs/segment.md).")] = Scorer.branching,
     max_len: MaxLenOption = DEFAULT_MAX_LEN,
     param: ParamOption = None,
     db: DbOption = None,
@@ -89,7 +94,8 @@ def segment(
     verbose: VerboseOption = False,
 ) -> None:
     """Break each input line into words with no dictionary: candidates and statistics from CORPUS, Viterbi
-    search for the best total score. White space already in the input stays a boundary.
+    search for the best total score. White space already in the input stays a boundary. With --scorer words,
+    CORPUS's own spacing is the model: its word and word-pair counts (counted once, stored with it).
 
     Streams: input is read as it arrives and each batch of lines is answered and flushed, so it works in a
     pipe (`producer | termx segment CORPUS - | consumer`)."""
@@ -108,8 +114,9 @@ def segment(
     with RichProgress(enabled=not quiet) as progress:
         segment_lines, trained = opened.word_breaker(scorer.value, max_len, options, progress)
     if trained is not None and not quiet:
-        typer.echo(f"trained the branching model of {corpus!r} and stored it with the corpus "
-                   f"({trained:,} n-grams); later calls load it", err=True)
+        size = f"{trained:,} words" if scorer is Scorer.words else f"{trained:,} n-grams"
+        typer.echo(f"trained the {scorer.value} model of {corpus!r} and stored it with the corpus "
+                   f"({size}); later calls load it", err=True)
     writer = LinesWriter(fmt)
     for lines in itertools.chain([first], batches):
         records: list[dict[str, Any]] = list(segment_records(lines, segment_lines(lines), writer.written + 1))  # type: ignore[arg-type]

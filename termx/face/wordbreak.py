@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from termx.storage.corpora import CorpusInfo
     from termx.wordbreak.alphabet import Alphabet
     from termx.wordbreak.ngram_tables import CompactModel
+    from termx.wordbreak.word_model import WordModel
     from termx.wordbreak.word_scores import WordScore
 
 SEGMENT_BATCH = 1000
@@ -81,6 +82,18 @@ class WordBreaking:
                 self._models.popitem(last=False)
         return model
 
+    def word_model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
+                   store: bool = True) -> WordModel:
+        """The corpus's `words` model (docs/segment.md, "New text against a spaced corpus"): word and pair counts
+        of the corpus's own spacing, counted on first use and then stored with the corpus when `store`; `params`
+        (discount, min_count, min_pair, unknown, unknown_len) shape only the search, so they need no recount."""
+        from termx.limits import MAX_LEN
+        from termx.wordbreak.segmenter import DEFAULT_MAX_LEN
+        from termx.wordbreak.word_store import word_model
+
+        size = DEFAULT_MAX_LEN if max_len is None else MAX_LEN.check("max_len", max_len)
+        return word_model(self.engine, self.name, int(size), params, store=store)[0]
+
     def has_model(self, max_len: int | None = None, params: Mapping[str, float] | None = None,
                   stored: bool = False) -> bool:
         """Whether model(max_len, params) is in memory (then it costs nothing), or with `stored` also whether it
@@ -109,13 +122,16 @@ class WordBreaking:
         return int(size), tuple(sorted((params or {}).items()))
 
     def segment(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[list[str]]:
+                params: Mapping[str, float] | None = None, store: bool = True,
+                scorer: str = "branching") -> Iterator[list[str]]:
         """The words of each line, lazily, `batch` lines per call of the model (white space stays a boundary;
-        `store`: as in model())."""
+        `store`: as in model()). `scorer` "words": the word bigram model counted from the corpus's own spacing
+        (word_model()) instead of the branching model."""
         it = iter(lines)
         chunk = list(itertools.islice(it, batch))
         self._check_alphabet(chunk)
-        model = self.model(max_len, params, store)
+        model: CompactModel | WordModel = self.word_model(max_len, params, store) if scorer == "words" else \
+            self.model(max_len, params, store)
         while chunk:
             yield from model.segment_lines(chunk)
             chunk = list(itertools.islice(it, batch))
@@ -139,12 +155,18 @@ class WordBreaking:
                      params: Mapping[str, float] | None = None,
                      progress: Progress | None = None) -> tuple[Callable[[list[str]], list[list[str]]], int | None]:
         """lines -> their words with `scorer` (branching: the corpus's stored model, trained and stored on first
-        use; adaptation, poisson, freq: a score table over the loaded index), and the n-grams of a model this call
-        trained (None when it was found, or for a table scorer). `params`: checked by scorer_params()."""
+        use; words: the word bigram model of the corpus's spacing, counted and stored on first use; adaptation,
+        poisson, freq: a score table over the loaded index), and the n-grams (words) of a model this call trained
+        (None when it was found, or for a table scorer). `params`: checked by scorer_params()."""
         from termx.wordbreak.segmenter import DEFAULT_MAX_LEN, Scorer
 
         size = DEFAULT_MAX_LEN if max_len is None else max_len
         options = dict(params or {})
+        if Scorer(scorer) is Scorer.words:
+            from termx.wordbreak.word_store import word_model
+
+            words, source = word_model(self.engine, self.name, size, options, progress)
+            return words.segment_lines, words.words if source == "trained" else None
         if Scorer(scorer) is Scorer.branching:
             from termx.wordbreak.corpus_model import segment_model
 
@@ -157,10 +179,11 @@ class WordBreaking:
         return segmenter.segment_lines, None
 
     def segment_records(self, lines: Iterable[str], batch: int = SEGMENT_BATCH, max_len: int | None = None,
-                        params: Mapping[str, float] | None = None, store: bool = True) -> Iterator[SegmentRecord]:
+                        params: Mapping[str, float] | None = None, store: bool = True,
+                        scorer: str = "branching") -> Iterator[SegmentRecord]:
         """segment() as the records `termx segment --format json` prints."""
         first, second = itertools.tee(lines)
-        yield from segment_records(first, self.segment(second, batch, max_len, params, store))
+        yield from segment_records(first, self.segment(second, batch, max_len, params, store, scorer))
 
     def segment_scores(self, lines: Iterable[str], others: int = 3, batch: int = SEGMENT_BATCH,
                        max_len: int | None = None, params: Mapping[str, float] | None = None, store: bool = True

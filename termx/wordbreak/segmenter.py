@@ -43,6 +43,10 @@ class ChunkInputs:
 def scorer_params(scorer: Scorer, options: Mapping[str, float], script: str = "spaced") -> dict[str, float]:
     """A scorer's parameters: its defaults (for the kind of `script`, a key of DEFAULTS, where they differ)
     overridden by `options` (InputError names the valid keys)."""
+    if scorer is Scorer.words:
+        from termx.wordbreak.word_model import word_params
+
+        return word_params(options)
     if scorer is Scorer.branching:
         params: dict[str, float] = DEFAULTS[script].as_dict()
     else:
@@ -64,6 +68,9 @@ class Segmenter:
                              "byte or char", ("unit",))
         if max_len < 1:
             raise InputError("`max_len` must be at least 1", params=("max_len",))
+        if scorer is Scorer.words:
+            raise InputError("the words scorer is a model of new text, not a scorer of corpus text",
+                             "use termx.wordbreak.word_store.word_model", ("scorer",))
         self.index = index
         self.scorer = scorer
         self.max_len = max(max_len, 4) if index.unit is Unit.byte else max_len  # a whole UTF-8 character fits

@@ -57,6 +57,9 @@ def run_whitespace(engine: Engine, docs: Sequence[Document], corpus: str, *, uni
         raise InputError("no scorers given", "e.g. `scorers=adaptation,freq`", ("scorers",))
     options = options or {}
     for scorer in scorers:
+        if scorer is Scorer.words:
+            raise InputError("the words scorer counts the words of a spaced corpus; this experiment's corpus has "
+                             "no spaces", "use it with `termx segment CORPUS --scorer words`", ("scorers",))
         scorer_params(scorer, options.get(scorer.value, {}))  # bad parameters fail before the index is built
     if tbl is not None:
         check_tbl(tbl)
