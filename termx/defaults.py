@@ -39,7 +39,8 @@ class Scorer(str, Enum):
 
 
 class Ranking(str, Enum):
-    """How `termx terms` orders the candidates (one sql/terms_<name>.sql each)."""
+    """How `termx terms` orders the candidates (one sql/terms_<name>.sql each; cvalue rescores the rows of
+    terms_freq in Python, termx.terms.nested)."""
 
     adaptation = "adaptation"
     poisson = "poisson"
@@ -47,6 +48,7 @@ class Ranking(str, Enum):
     freq = "freq"
     df = "df"
     specificity = "specificity"
+    cvalue = "cvalue"
 
 
 class Condition(str, Enum):
