@@ -67,6 +67,11 @@ LIMIT = 100
 """Concordance lines, or class members, returned (None: all)."""
 TERMS_RANK = "adaptation"
 """The ranking of terms() (a Ranking value)."""
+TERMS_ENGLISH = {"documents": "files", "case": "folded", "min_df": 3, "rank": "specificity",
+                 "reference": "reuters+manpages", "nested": False}
+"""The flags for English term lists that bench/tune_terms.py chose on seed 0's development files (docs/terms.md):
+one document per file (`termx index --input files`), `--fold-case`, `--min-df 3`, `--rank specificity` against
+Reuters-21578 and the man pages indexed together as REF (word unit, folded), without `--nested`."""
 TERMS_TOP = 100
 """Terms returned."""
 TERMS_MIN_DF = 3
