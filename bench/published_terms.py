@@ -37,8 +37,8 @@ def main() -> None:
         {d: [] for d in DOMAINS}
     for seed in SEEDS:
         found = choose(lists, cands, seed)
-        base, nested = split_rank(found.chosen[3])
-        rank, ref = flags(base)
+        grid_rank, nested = split_rank(found.chosen[3])
+        rank, ref = flags(grid_rank)
         chosen.append({"documents": found.chosen[0], "case": found.chosen[1], "min_df": found.chosen[2],
                        "rank": rank, "reference": ref, "nested": nested,
                        "dev_f1": {d: found.dev_f1[(d, *found.chosen)] for d in DOMAINS}})
