@@ -52,7 +52,7 @@ from termx.index.units import Unit
 from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
 from termx.terms import extract_terms
-from termx.terms.nested import rerank
+from termx.terms.nested import nested_freq, rerank
 
 DOMAINS = ("corp", "wind")
 SCHEMES = ("files", "paragraphs")
@@ -106,15 +106,21 @@ def flags(rank: str) -> tuple[str, str | None]:
 
 
 def ranked(rows_by_rank: dict[str, list[dict[str, Any]]], rank: str, min_df: int, tokens: int,
-           ref_tokens: dict[str, int]) -> list[str]:
+           ref_tokens: dict[str, int], discounted: dict[tuple[str, int, int], float] | None = None) -> list[str]:
     """Terms of one ranking at one --min-df, best first: the stored order, or (cvalue, `--nested`) the rescoring
-    `termx terms` does (termx.terms.nested.rerank) on the rows of the freq or specificity query."""
+    `termx terms` does (termx.terms.nested.rerank) on the rows of the freq or specificity query. `discounted`
+    caches f' by (term, freq, len) for this --min-df (every ranking keeps the same candidates)."""
     base, nested = split_rank(rank)
     name, ref = flags(base)
     rows = [r for r in rows_by_rank["freq" if name == "cvalue" else base] if r["df"][0] >= min_df]
     if not nested and name != "cvalue":
         return [r["term"] for r in rows]
-    out = rerank(rows, name, Unit.word, True, tokens, ref_tokens[ref] if ref else None, len(rows))
+    keys = [(r["term"], r["freq"], r["len"]) for r in rows]
+    if discounted is not None and not discounted:
+        discounted.update(zip(keys, nested_freq([r["term"] for r in rows], [r["freq"] for r in rows], Unit.word),
+                              strict=True))
+    known = [discounted[k] for k in keys] if discounted is not None else None
+    out = rerank(rows, name, Unit.word, True, tokens, ref_tokens[ref] if ref else None, len(rows), known)
     return [r["term"] for r in out]
 
 
@@ -176,8 +182,9 @@ def ranked_lists(engine: sa.Engine, rebuild: bool = False
         rows, tokens = candidate_rows(engine, d, scheme, case, {split_rank(x)[0] for x in RANKS}, refs, rebuild)
         for m in MIN_DFS:
             cands[(d, scheme, case, m)] = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
+            discounted: dict[tuple[str, int, int], float] = {}
             for rank in RANKS:
-                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
+                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens, discounted)
     return lists, cands
 
 

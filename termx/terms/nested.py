@@ -69,11 +69,14 @@ def cvalue(length: int, discounted: float) -> float:
 
 
 def rerank(rows: list[dict[str, Any]], rank: str, unit: Unit | str, nested: bool, tokens: int,
-           ref_tokens: int | None, top: int) -> list[dict[str, Any]]:
+           ref_tokens: int | None, top: int, discounted: Sequence[float] | None = None) -> list[dict[str, Any]]:
     """Rescore every candidate row (as the ranking query returned them, best first) by `rank` with or without
-    the discount, and return the `top` best, renumbered."""
+    the discount, and return the `top` best, renumbered. `discounted`: the rows' f', when already known."""
     freqs = [int(r["freq"]) for r in rows]
-    f = nested_freq([r["term"] for r in rows], freqs, unit) if nested else [float(x) for x in freqs]
+    if not nested:
+        f = [float(x) for x in freqs]
+    else:
+        f = list(discounted) if discounted is not None else nested_freq([r["term"] for r in rows], freqs, unit)
     scored = []
     for n, (row, g) in enumerate(zip(rows, f, strict=True)):
         if rank == "cvalue":
