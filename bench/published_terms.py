@@ -16,7 +16,7 @@ import argparse
 import os
 
 from _published import Run
-from tune_terms import BASELINE, DOMAINS, choose, f1_list, flags, ranked_lists
+from tune_terms import BASELINE, DOMAINS, choose, f1_list, flags, ranked_lists, split_rank
 
 from termx.storage.db import get_engine
 
@@ -37,9 +37,10 @@ def main() -> None:
         {d: [] for d in DOMAINS}
     for seed in SEEDS:
         found = choose(lists, cands, seed)
-        rank, ref = flags(found.chosen[3])
+        grid_rank, nested = split_rank(found.chosen[3])
+        rank, ref = flags(grid_rank)
         chosen.append({"documents": found.chosen[0], "case": found.chosen[1], "min_df": found.chosen[2],
-                       "rank": rank, "reference": ref,
+                       "rank": rank, "reference": ref, "nested": nested,
                        "dev_f1": {d: found.dev_f1[(d, *found.chosen)] for d in DOMAINS}})
         for d in DOMAINS:
             test = found.split[d][1]
@@ -47,8 +48,8 @@ def main() -> None:
             base[d].append(f1_list(lists[(d, *BASELINE)], test)[0])
             ceiling[d].append(found.ceiling[(d, *found.chosen[:3], 1)])
             k[d].append(len(test.gold))
-    tuning = ("bench/tune_terms.py's grid (documents, case, min-df, rank, reference corpus), chosen per seed on "
-              "that seed's development files of both domains (tune_terms.choose); never on test files")
+    tuning = ("bench/tune_terms.py's grid (documents, case, min-df, rank, reference corpus, --nested), chosen per "
+              "seed on that seed's development files of both domains (tune_terms.choose); never on test files")
     for d in DOMAINS:
         split = (f"ACTER 1.5 English {d}: the annotated files split 50/50 by document "
                  "(train_devtest_test(files, (0.5, 0, 0.5), seed)); the test half scored, K = |gold of the part| "

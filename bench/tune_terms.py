@@ -15,30 +15,29 @@ chosen):
 - documents: files or paragraphs (blank-line separated) as the corpus's documents;
 - case: as written, or folded (`termx index --fold-case`, the reference corpus folded too);
 - --min-df 1, 2, 3, 5;
-- --rank adaptation, poisson, ridf, freq, df, specificity; specificity against each reference corpus of general
-  text (unit word): Reuters-21578 (news), the Linux man pages (technical manuals), or both as one corpus;
-- shown, never chosen (not a `termx terms` option): the nested-term discount (C-value style, `+nested`) for
-  freq and specificity against both references: a candidate's freq is replaced by freq minus the mean freq of
-  the longer candidates (same filters) that contain it as whole tokens, before scoring.
+- --rank adaptation, poisson, ridf, freq, df, specificity, cvalue; specificity against each reference corpus of
+  general text (unit word): Reuters-21578 (news), the Linux man pages (technical manuals), or both as one corpus;
+- `--nested` (C-value's nested-term discount, `+nested`) with freq and with specificity against Reuters and
+  against Reuters + man pages: a candidate's freq is replaced by freq minus the mean freq of the longer
+  candidates (same filters) that contain it as whole tokens, before scoring. The lists are `termx terms`'s own
+  (termx.terms.nested.rerank on the rows of the freq or specificity query), so every grid point can be chosen.
 
 Every (documents, min-df) row also prints the recall ceiling: the share of the part's gold terms that are
 candidates at all (lower-cased), so a reader sees what the ranking could reach.
 
-Test: the chosen flags, the freq baseline (files, min-df 3, the CLI defaults with --min-len 1) and the previously
+Test (only with --test; the published figures are bench/published_terms.py's): the chosen flags, the freq
+baseline (files, min-df 3, the CLI defaults with --min-len 1) and the previously
 published flags (paragraphs, folded, min-df 5, specificity against Reuters with the nested discount; here under
 the current candidate rules) on the test part of each domain, with paired tests (McNemar over the union of two
 lists, sign test over bins of 50 ranks; bench_terms._paired) against both.
 
-Run from the repository root:  .venv/bin/python bench/tune_terms.py --seed 0 [--db URL]
+Run from the repository root:  .venv/bin/python bench/tune_terms.py --seed 0 [--db URL] [--test]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import math
-import re
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +52,7 @@ from termx.index.units import Unit
 from termx.storage.corpora import get_corpus
 from termx.storage.db import get_engine
 from termx.terms import extract_terms
+from termx.terms.nested import nested_freq, rerank
 
 DOMAINS = ("corp", "wind")
 SCHEMES = ("files", "paragraphs")
@@ -62,10 +62,9 @@ MIN_DFS = (1, 2, 3, 5)
 REFERENCES = {"reuters": ("en/reuters21578.jsonl",), "manpages": ("en/manpages.jsonl",),
               "reuters+manpages": ("en/reuters21578.jsonl", "en/manpages.jsonl")}
 RANKS = ("adaptation", "poisson", "ridf", "freq", "df", *(f"specificity@{r}" for r in REFERENCES),
-         "freq+nested", "specificity@reuters+nested", "specificity@reuters+manpages+nested")
+         "freq+nested", "specificity@reuters+nested", "specificity@reuters+manpages+nested", "cvalue")
 BASELINE = ("files", "kept", 3, "freq")
 PREVIOUS = ("paragraphs", "folded", 5, "specificity@reuters+nested")
-MAX_NESTED_TOKENS = 12   # longer candidates are not searched for nested sub-terms (none are gold terms)
 
 
 @dataclass
@@ -95,30 +94,6 @@ def parts(domain: str, seed: int) -> tuple[Part, Part]:
     return out[0], out[1]
 
 
-def _tokens(term: str) -> tuple[str, ...]:
-    return tuple(re.findall(r"\w+|[^\w\s]", term))
-
-
-def nested_freq(rows: list[dict[str, Any]]) -> list[float]:
-    """Each row's freq minus the mean freq of the longer rows containing it as a whole-token run (C-value's
-    discount of nested terms); rows contained in nothing keep their freq."""
-    index: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    toks = [_tokens(r["term"]) for r in rows]
-    for n, t in enumerate(toks):
-        index[t].append(n)
-    total = [0.0] * len(rows)
-    count = [0] * len(rows)
-    for n, t in enumerate(toks):
-        if len(t) > MAX_NESTED_TOKENS:
-            continue
-        subs = {t[a:b] for a in range(len(t)) for b in range(a + 1, len(t) + 1) if b - a < len(t)}
-        for s in subs:
-            for m in index.get(s, ()):
-                total[m] += rows[n]["freq"]
-                count[m] += 1
-    return [r["freq"] - (total[n] / count[n] if count[n] else 0.0) for n, r in enumerate(rows)]
-
-
 def split_rank(rank: str) -> tuple[str, bool]:
     """A grid ranking as (the termx ranking, with its reference: "specificity@reuters"; whether nested)."""
     return rank.removesuffix("+nested"), rank.endswith("+nested")
@@ -131,23 +106,22 @@ def flags(rank: str) -> tuple[str, str | None]:
 
 
 def ranked(rows_by_rank: dict[str, list[dict[str, Any]]], rank: str, min_df: int, tokens: int,
-           ref_tokens: dict[str, int]) -> list[str]:
-    """Terms of one ranking at one --min-df, best first (the stored order, or the nested re-ranking)."""
+           ref_tokens: dict[str, int], discounted: dict[tuple[str, int, int], float] | None = None) -> list[str]:
+    """Terms of one ranking at one --min-df, best first: the stored order, or (cvalue, `--nested`) the rescoring
+    `termx terms` does (termx.terms.nested.rerank) on the rows of the freq or specificity query. `discounted`
+    caches f' by (term, freq, len) for this --min-df (every ranking keeps the same candidates)."""
     base, nested = split_rank(rank)
-    rows = [r for r in rows_by_rank[base] if r["df"][0] >= min_df]
-    if not nested:
+    name, ref = flags(base)
+    rows = [r for r in rows_by_rank["freq" if name == "cvalue" else base] if r["df"][0] >= min_df]
+    if not nested and name != "cvalue":
         return [r["term"] for r in rows]
-    freqs = nested_freq(rows)
-    scored = []
-    for r, f in zip(rows, freqs, strict=True):
-        if base == "freq":
-            s = f
-        elif f <= 1:
-            s = -math.inf
-        else:
-            s = math.log((f / tokens) / ((r["ref_freq"] + 1.0) / ref_tokens[flags(base)[1] or ""])) * math.log(f)
-        scored.append((-s, -r["freq"], r["term"].encode("utf-8"), r["term"]))
-    return [t[-1] for t in sorted(scored)]
+    keys = [(r["term"], r["freq"], r["len"]) for r in rows]
+    if discounted is not None and not discounted:
+        discounted.update(zip(keys, nested_freq([r["term"] for r in rows], [r["freq"] for r in rows], Unit.word),
+                              strict=True))
+    known = [discounted[k] for k in keys] if discounted is not None else None
+    out = rerank(rows, name, Unit.word, True, tokens, ref_tokens[ref] if ref else None, len(rows), known)
+    return [r["term"] for r in out]
 
 
 def f1_list(terms: list[str], part: Part) -> tuple[float, list[str]]:
@@ -179,7 +153,7 @@ def candidate_rows(engine: sa.Engine, domain: str, scheme: str, case: str, ranks
     name = f"bench-terms-acter-{domain}-{scheme}" + ("-folded" if case == "folded" else "")
     _corpus(engine, name, docs, Unit.word, rebuild, case == "folded")
     rows = {}
-    for r in ranks:
+    for r in ranks - {"cvalue"}:
         rank, ref = flags(r)
         rows[r] = extract_terms(engine, name, rank, 10**8, min_df=1, min_len=1,
                                 reference=refs[(ref, case)] if ref else None)
@@ -208,8 +182,9 @@ def ranked_lists(engine: sa.Engine, rebuild: bool = False
         rows, tokens = candidate_rows(engine, d, scheme, case, {split_rank(x)[0] for x in RANKS}, refs, rebuild)
         for m in MIN_DFS:
             cands[(d, scheme, case, m)] = {r["term"].lower() for r in rows["freq"] if r["df"][0] >= m}
+            discounted: dict[tuple[str, int, int], float] = {}
             for rank in RANKS:
-                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens)
+                lists[(d, scheme, case, m, rank)] = ranked(rows, rank, m, tokens, ref_tokens, discounted)
     return lists, cands
 
 
@@ -221,8 +196,7 @@ def choose(lists: dict[tuple[str, str, str, int, str], list[str]],
                for (d, scheme, case, m) in cands for p, part in enumerate(split[d])}
     grid = list(itertools.product(SCHEMES, CASES, MIN_DFS, RANKS))
     dev_f1 = {(d, *g): f1_list(lists[(d, *g)], split[d][0])[0] for d in DOMAINS for g in grid}
-    runnable = [g for g in grid if not split_rank(g[3])[1]]
-    chosen = max(runnable, key=lambda g: (sum(dev_f1[(d, *g)] for d in DOMAINS), -grid.index(g)))
+    chosen = max(grid, key=lambda g: (sum(dev_f1[(d, *g)] for d in DOMAINS), -grid.index(g)))
     return Search(split, lists, ceiling, dev_f1, chosen)
 
 
@@ -236,6 +210,8 @@ def main() -> None:
     ap.add_argument("--db", default="postgresql://postgres@127.0.0.1:5432/test")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--test", action="store_true", help="also score the test files (bench/published_terms.py "
+                    "scores the published figures; leave them alone while developing)")
     args = ap.parse_args()
     found = search(get_engine(args.db), args.seed, args.rebuild)
     split, lists, ceiling, dev_f1, chosen = found.split, found.lists, found.ceiling, found.dev_f1, found.chosen
@@ -250,11 +226,14 @@ def main() -> None:
         cells = [f"{sum(dev_f1[(d, scheme, case, m, r)] for d in DOMAINS) / len(DOMAINS):.3f}" for r in RANKS]
         ceil = "/".join(f"{ceiling[(d, scheme, case, m, 0)]:.2f}" for d in DOMAINS)
         print(f"  {f'{scheme}, {case}, {m} [{ceil}]':<36}" + "".join(f"{c:>7}" for c in cells))
-    rank, ref = flags(chosen[3])
+    base, nested = split_rank(chosen[3])
+    rank, ref = flags(base)
     print(f"\nchosen (seed {args.seed}): documents={chosen[0]} case={chosen[1]} --min-df {chosen[2]} "
-          f"--rank {rank}" + (f" --reference {ref}" if ref else "") + "  (dev F1 "
+          f"--rank {rank}" + (f" --reference {ref}" if ref else "") + (" --nested" if nested else "") + "  (dev F1 "
           + ", ".join(f"{d} {dev_f1[(d, *chosen)]:.3f}" for d in DOMAINS) + ")")
 
+    if not args.test:
+        return
     print("\nTest part only (never used above):")
     for d in DOMAINS:
         test = split[d][1]

@@ -193,18 +193,22 @@ class Corpus(Closing, WordBreaking, CoOccurrence, Studies):
 
     def terms(self, rank: str = TERMS_RANK, top: int = TERMS_TOP, min_df: int = TERMS_MIN_DF,
               min_len: int = TERMS_MIN_LEN, max_len: int = TERMS_MAX_LEN, reference: str | None = None, *,
-              save: str | None = None, replace: bool = False, progress: Progress | None = None) -> list[dict[str, Any]]:
-        """The top terms by `rank` (adaptation, poisson, ridf, specificity with `reference`, freq, df). With `save`,
+              nested: bool = False, save: str | None = None, replace: bool = False,
+              progress: Progress | None = None) -> list[dict[str, Any]]:
+        """The top terms by `rank` (adaptation, poisson, ridf, specificity with `reference`, freq, df, cvalue).
+        `nested` (freq, specificity) scores with C-value's discounted frequency (docs/terms.md). With `save`,
         also stored as term list `save` (termx.term_list, its rows in termx.term; `replace` overwrites one)."""
         from termx.terms import extract_terms, save_terms
 
         rows = extract_terms(self.engine, self.name, rank, top, min_df, min_len, max_len, progress,
-                             reference=reference)
+                             reference=reference, nested=nested)
         if save:
             params: dict[str, Any] = {"rank": str(getattr(rank, "value", rank)), "top": top, "min_df": min_df,
                                       "min_len": min_len, "max_len": max_len}
             if reference is not None:
                 params["reference"] = reference
+            if nested:
+                params["nested"] = True
             save_terms(self.engine, save, self.name, rows, params, replace)
         return jsonable(rows)  # type: ignore[no-any-return]
 

@@ -40,7 +40,8 @@ class Scorer(str, Enum):
 
 
 class Ranking(str, Enum):
-    """How `termx terms` orders the candidates (one sql/terms_<name>.sql each)."""
+    """How `termx terms` orders the candidates (one sql/terms_<name>.sql each; cvalue rescores the rows of
+    terms_freq in Python, termx.terms.nested)."""
 
     adaptation = "adaptation"
     poisson = "poisson"
@@ -48,6 +49,7 @@ class Ranking(str, Enum):
     freq = "freq"
     df = "df"
     specificity = "specificity"
+    cvalue = "cvalue"
 
 
 class Condition(str, Enum):
@@ -66,6 +68,11 @@ LIMIT = 100
 """Concordance lines, or class members, returned (None: all)."""
 TERMS_RANK = "adaptation"
 """The ranking of terms() (a Ranking value)."""
+TERMS_ENGLISH = {"documents": "files", "case": "folded", "min_df": 3, "rank": "specificity",
+                 "reference": "reuters+manpages", "nested": False}
+"""The flags for English term lists that bench/tune_terms.py chose on seed 0's development files (docs/terms.md):
+one document per file (`termx index --input files`), `--fold-case`, `--min-df 3`, `--rank specificity` against
+Reuters-21578 and the man pages indexed together as REF (word unit, folded), without `--nested`."""
 TERMS_TOP = 100
 """Terms returned."""
 TERMS_MIN_DF = 3

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from termx.defaults import TERMS_ENGLISH
 from termx.wordbreak.model import DEFAULTS
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -123,3 +124,12 @@ def test_the_defaults_are_what_the_tuning_printed_for_seed_0() -> None:
         defaults = DEFAULTS[script].as_dict()
         assert {k: defaults[k] for k in chosen} == chosen, key
         assert r["seed0_choice_equals_defaults"], key
+
+
+def test_the_english_term_flags_are_what_the_tuning_chose_for_seed_0() -> None:
+    """The flags docs/terms.md gives for English term lists (termx.defaults.TERMS_ENGLISH) are what
+    bench/tune_terms.py chose on seed 0's development files, as bench/published_terms.py recorded it."""
+    chosen = records()["terms-acter-corp-f1"]["chosen_per_seed"][0]
+    assert records()["terms-acter-wind-f1"]["chosen_per_seed"][0] == chosen
+    assert {k: TERMS_ENGLISH[k] for k in chosen if k != "dev_f1"} == {k: v for k, v in chosen.items() if k != "dev_f1"}
+

@@ -41,10 +41,12 @@ def test_each_seed_chooses_the_recorded_flags_and_scores_the_recorded_f1(  # typ
     assert len(seeds) >= 3 and all(records[d]["seeds"] == seeds == baselines[d]["seeds"] for d in tune_terms.DOMAINS)
     for n, seed in enumerate(seeds):
         found = tune_terms.choose(lists, cands, seed)
-        rank, ref = tune_terms.flags(found.chosen[3])
+        base, nested = tune_terms.split_rank(found.chosen[3])
+        rank, ref = tune_terms.flags(base)
         recorded = records["corp"]["chosen_per_seed"][n]
-        assert (found.chosen[0], found.chosen[1], found.chosen[2], rank, ref) == (
-            recorded["documents"], recorded["case"], recorded["min_df"], recorded["rank"], recorded["reference"])
+        assert (found.chosen[0], found.chosen[1], found.chosen[2], rank, ref, nested) == (
+            recorded["documents"], recorded["case"], recorded["min_df"], recorded["rank"], recorded["reference"],
+            recorded["nested"])
         for d in tune_terms.DOMAINS:
             test = found.split[d][1]
             f1, _ = tune_terms.f1_list(lists[(d, *found.chosen)], test)

@@ -50,6 +50,12 @@ def test_endpoints_answer_the_cli_records(client: TestClient, db_env: str) -> No
     r = client.post("/terms", json={"corpus": "served", "top": 5, "min_df": 2})
     assert r.status_code == 200
     assert r.json() == _cli("terms", "served", "--top", "5", "--min-df", "2", "--format", "json")
+    r = client.post("/terms", json={"corpus": "served", "top": 5, "min_df": 2, "rank": "freq", "nested": True})
+    assert r.status_code == 200
+    assert r.json() == _cli("terms", "served", "--top", "5", "--min-df", "2", "--rank", "freq", "--nested",
+                            "--format", "json")
+    assert r.json() != _cli("terms", "served", "--top", "5", "--min-df", "2", "--rank", "freq", "--format", "json")
+    assert client.get("/terms?corpus=served&top=5&min_df=2&rank=freq&nested=true").json() == r.json()
     lines = ["theoilpricerose", "bank shares fell"]
     r = client.post("/segment", json={"corpus": "served", "lines": lines})
     assert r.status_code == 200

@@ -210,6 +210,28 @@ def _expected(cands: list[dict], rank: str, min_df: int, min_len: int, max_len: 
     return sorted(keep, key=lambda c: (-c["scores"][rank], -c["freq"], c["term"].encode("utf-8")))
 
 
+def _contains(longer: list[object], shorter: list[object]) -> bool:
+    return any(longer[s:s + len(shorter)] == shorter for s in range(len(longer) - len(shorter) + 1))
+
+
+def add_nested(keep: list[dict], unit: Unit, n: int, n_ref: int | None) -> list[dict]:  # type: ignore[type-arg]
+    """Copies of the filtered oracle candidates with brute-force C-value scores (Frantzi et al.): f' = freq minus
+    the mean freq of the longer kept candidates whose tokens contain the candidate's as a contiguous run;
+    cvalue = log2(len + 1) f'; freq+nested = f'; specificity+nested = the specificity formula with max(f', 1)."""
+    out = []
+    for a in keep:
+        ta = _token_strings(a["term"], unit)
+        outer = [b["freq"] for b in keep
+                 if len(_token_strings(b["term"], unit)) > len(ta) and _contains(_token_strings(b["term"], unit), ta)]
+        f = a["freq"] - (sum(outer) / len(outer) if outer else 0.0)
+        scores = {**a["scores"], "cvalue": math.log2(len(ta) + 1) * f, "freq+nested": f}
+        if n_ref is not None:
+            g = max(f, 1.0)
+            scores["specificity+nested"] = math.log((g / n) / ((a["ref_freq"] + 1) / n_ref)) * math.log(g)
+        out.append({**a, "scores": scores})
+    return out
+
+
 def _agree(got: list[dict], want: list[dict], rank: str) -> None:  # type: ignore[type-arg]
     """Same candidates with the same numbers, in an order the NumPy scores confirm (equal up to rounding)."""
     assert sorted(r["term"] for r in got) == sorted(c["term"] for c in want)
@@ -253,11 +275,17 @@ def _check_all_rankings(engine, texts: list[str], unit: Unit, filters: tuple[int
     try:
         cands = oracle(texts, unit)
         add_specificity(cands, texts, ref_texts, unit)
-        for rank in Ranking:
+        n = sum(len(_token_strings(t, unit)) for t in texts)
+        n_ref = sum(len(_token_strings(t, unit)) for t in ref_texts)
+        kept = add_nested([c for c in cands if c["df"][0] >= min_df and min_len <= c["len"] <= min_len + span],
+                          unit, n, n_ref)
+        for rank, nested in [(r, False) for r in Ranking] + [(Ranking.freq, True), (Ranking.specificity, True)]:
             reference = ref if rank is Ranking.specificity else None
-            got = extract_terms(engine, name, rank, 10**6, min_df, min_len, min_len + span, reference=reference)
-            want = _expected(cands, rank.value, min_df, min_len, min_len + span)
-            _agree(got, want, rank.value)
+            got = extract_terms(engine, name, rank, 10**6, min_df, min_len, min_len + span, reference=reference,
+                                nested=nested)
+            key = rank.value + ("+nested" if nested else "")
+            want = _expected(kept, key, min_df, min_len, min_len + span)
+            _agree(got, want, key)
             if reference is not None:
                 by_term = {c["term"]: c for c in want}
                 assert [(r["ref_freq"], r["ref_df"]) for r in got] == \

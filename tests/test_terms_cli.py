@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import uuid
 
 import sqlalchemy as sa
@@ -127,3 +128,25 @@ def test_reference_errors_are_one_line(engine, db_env: str) -> None:  # type: ig
         runner.invoke(app, ["terms", name, "--rank", "specificity", "--reference", words]))
     assert "needs --reference" in _error_line(runner.invoke(app, ["terms", name, "--rank", "specificity"]))
     assert "only serves --rank specificity" in _error_line(runner.invoke(app, ["terms", name, "--reference", words]))
+
+
+def test_nested_discount_and_cvalue_reach_the_output(engine, db_env: str) -> None:  # type: ignore[no-untyped-def]
+    """--nested replaces freq by C-value's discounted frequency, worked by hand: "wind" (7) lies inside "wind
+    turbine" (4), "wind farm" (3) and "wind turbine blade" (3), so 7 - 10/3; "wind turbine" inside "wind turbine
+    blade" only, 4 - 3; --rank cvalue weights that by log2(len + 1)."""
+    name = _corpus(engine, unit=Unit.word)
+    base = ["terms", name, "--min-df", "1", "--min-len", "1", "--format", "json"]
+
+    def rows(*extra: str) -> list[tuple[str, float, int]]:
+        result = runner.invoke(app, [*base, *extra])
+        assert result.exit_code == 0, result.output
+        return [(r["term"], r["score"], r["freq"]) for r in json.loads(result.stdout)]
+
+    assert rows("--rank", "freq") == [("wind", 7, 7), ("wind turbine", 4, 4), ("wind farm", 3, 3),
+                                      ("wind turbine blade", 3, 3)]
+    assert rows("--rank", "freq", "--nested") == [("wind", 7 - 10 / 3, 7), ("wind farm", 3, 3),
+                                                  ("wind turbine blade", 3, 3), ("wind turbine", 1, 4)]
+    assert rows("--rank", "cvalue") == [("wind turbine blade", 6, 3), ("wind farm", 3 * math.log2(3), 3),
+                                        ("wind", 7 - 10 / 3, 7), ("wind turbine", math.log2(3), 4)]
+    assert "--nested discounts freq, which --rank ridf does not use" in _error_line(
+        runner.invoke(app, [*base, "--rank", "ridf", "--nested"]))

@@ -26,10 +26,14 @@ def terms(
     rank: Annotated[Ranking, typer.Option("--rank", help="adaptation: (df_2+0.5)/(df_1+1); poisson: signed G2 "
                                           "of df_2 against a length-aware Poisson null; ridf: residual IDF; "
                                           "specificity: weirdness against --reference x ln freq; "
-                                          "freq, df: the baselines.")] = Ranking(TERMS_RANK),
+                                          "freq, df: the baselines; cvalue: C-value, log2(len+1) x "
+                                          "the nested-discounted freq.")] = Ranking(TERMS_RANK),
     reference: Annotated[str | None, typer.Option("--reference", help="With --rank specificity: an indexed "
                                                   "corpus of general text in the same unit to compare "
                                                   "with.")] = None,
+    nested: Annotated[bool, typer.Option("--nested", help="With --rank freq or specificity: use C-value's "
+                                         "nested discount, freq minus the mean freq of the longer candidates "
+                                         "containing the term.")] = False,
     min_df: Annotated[int, typer.Option("--min-df", min=1, help="Keep candidates in at least this many "
                                         "documents (df_1).")] = TERMS_MIN_DF,
     min_len: Annotated[int, typer.Option("--min-len", min=1, help="Shortest candidate, in tokens (bytes, "
@@ -53,8 +57,8 @@ def terms(
 
     opened = Database(db).corpus(corpus)
     with RichProgress(enabled=not quiet) as progress:
-        rows = opened.terms(rank, limit or ALL, min_df, min_len, max_len, reference, save=save, replace=replace,
-                            progress=progress)
+        rows = opened.terms(rank, limit or ALL, min_df, min_len, max_len, reference, nested=nested, save=save,
+                            replace=replace, progress=progress)
     if save and not quiet:
         typer.echo(f"saved {len(rows)} terms as term list {save!r}", err=True)
     emit(render(rows, fmt, COLUMNS.get(fmt, REFERENCE_COLUMNS if reference is not None else TABLE_COLUMNS)))

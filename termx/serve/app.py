@@ -86,6 +86,7 @@ class TermsRequest(_Strict):
     min_len: int = Field(TERMS_MIN_LEN, ge=1, le=HTTP.term_len)
     max_len: int = Field(TERMS_MAX_LEN, ge=1, le=HTTP.term_len)
     reference: str | None = None
+    nested: bool = False
 
 
 class SegmentRequest(_Strict):
@@ -332,15 +333,15 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
     def terms(body: TermsRequest) -> list[dict[str, Any]]:
         """Top terms of a corpus (`termx terms --format json`)."""
         return open_corpus(body.corpus).terms(body.rank.value, body.top, body.min_df, body.min_len, body.max_len,
-                                         body.reference)
+                                         body.reference, nested=body.nested)
 
     @app.get("/terms", name="terms (GET)")
     def terms_get(corpus: str, rank: Ranking = Ranking(TERMS_RANK), top: int = TERMS_TOP,
                   min_df: int = TERMS_MIN_DF, min_len: int = TERMS_MIN_LEN, max_len: int = TERMS_MAX_LEN,
-                  reference: str | None = None) -> list[dict[str, Any]]:
+                  reference: str | None = None, nested: bool = False) -> list[dict[str, Any]]:
         """POST /terms as a query string."""
         return terms(TermsRequest(corpus=corpus, rank=rank, top=top, min_df=min_df, min_len=min_len,
-                                  max_len=max_len, reference=reference))
+                                  max_len=max_len, reference=reference, nested=nested))
 
     @app.post("/segment", response_model=None)
     def segment(body: SegmentRequest) -> list[dict[str, Any]] | JSONResponse:
