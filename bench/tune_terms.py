@@ -188,6 +188,22 @@ def ranked_lists(engine: sa.Engine, rebuild: bool = False
     return lists, cands
 
 
+def point_lists(engine: sa.Engine, points: set[tuple[str, str, str, int, str]], rebuild: bool = False
+                ) -> dict[tuple[str, str, str, int, str], list[str]]:
+    """The ranked lists of just these grid points (domain, documents, case, min-df, ranking), as ranked_lists()
+    gives them, indexing only the corpora and references they use: what re-scoring a recorded choice needs."""
+    lists: dict[tuple[str, str, str, int, str], list[str]] = {}
+    for d, scheme, case in sorted({p[:3] for p in points}):
+        mine = [p for p in points if p[:3] == (d, scheme, case)]
+        ranks = {split_rank(p[4])[0] for p in mine}
+        keys = tuple(sorted({ref for r in ranks if (ref := flags(r)[1])}))
+        refs, ref_tokens = references(engine, rebuild, (case,), keys)
+        rows, tokens = candidate_rows(engine, d, scheme, case, ranks, refs, rebuild)
+        for p in mine:
+            lists[p] = ranked(rows, p[4], p[3], tokens, ref_tokens, {})
+    return lists
+
+
 def choose(lists: dict[tuple[str, str, str, int, str], list[str]],
            cands: dict[tuple[str, str, str, int], set[str]], seed: int) -> Search:
     """Score seed's development parts of both domains, and choose the best runnable flags on them."""
