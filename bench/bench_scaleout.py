@@ -248,26 +248,42 @@ def remote_statements(coord: str, server: TestServer, corpus: str, pats: list[st
     return {k: round(v / len(pats), 2) for k, v in sorted(kinds.items())} | {"total": round(len(lines) / len(pats), 2)}
 
 
-def probe_cost(coord: str, corpora: list[str], pats: list[str]) -> dict[str, dict[str, float]]:
-    """One probe statement (the look-up's first) on the first shard's partition of each corpus, taking turns."""
+def probe_cost(coord: str, corpora: list[str], pats: list[str]) -> dict[str, Any]:
+    """One probe statement (the look-up's first) on the first shard's partition of each corpus, taking turns:
+    prepared once (psycopg prepares a statement run 5 times), planned afresh each time (as the look-up's EXECUTE
+    does), and the planning and execution times PostgreSQL reports for it (EXPLAIN ANALYZE)."""
     with psycopg.connect(coord) as conn:
         tables = {c: conn.execute("SELECT 'termx.class_' || s.id FROM termx.shard s JOIN termx.corpus k "
                                   "ON k.id = s.corpus_id WHERE k.name = %s AND s.shard_no = 0", (c,)).fetchone()[0]
                   for c in corpora}  # type: ignore[index]
     statements = {c: f"SELECT k.i, k.j, k.freq FROM {t} k WHERE k.rep >= %s ORDER BY k.rep, k.sil LIMIT 1"
                   for c, t in tables.items()}
-    times: dict[str, list[float]] = {c: [] for c in corpora}
-    with ExitStack() as stack:
-        conns = {c: stack.enter_context(psycopg.connect(coord, autocommit=True)) for c in corpora}
-        for c in corpora:
-            for p in pats[:10]:
-                conns[c].execute(statements[c], (p,)).fetchall()  # type: ignore[call-overload]
+    out: dict[str, Any] = {}
+    for label, prepare in (("prepared", None), ("planned_each_time", False)):
+        times: dict[str, list[float]] = {c: [] for c in corpora}
+        with ExitStack() as stack:
+            conns = {c: stack.enter_context(psycopg.connect(coord, autocommit=True)) for c in corpora}
+            for c in corpora:
+                for p in pats[:10]:
+                    conns[c].execute(statements[c], (p,), prepare=prepare).fetchall()  # type: ignore[call-overload]
+            for n, p in enumerate(pats):
+                for c in corpora if n % 2 == 0 else corpora[::-1]:
+                    t0 = time.perf_counter()
+                    conns[c].execute(statements[c], (p,), prepare=prepare).fetchall()  # type: ignore[call-overload]
+                    times[c].append((time.perf_counter() - t0) * 1000)
+        out[label] = {c: pct(ms) for c, ms in times.items()}
+    plans: dict[str, dict[str, list[float]]] = {c: {"planning": [], "execution": []} for c in corpora}
+    with psycopg.connect(coord, autocommit=True) as conn:
         for n, p in enumerate(pats):
             for c in corpora if n % 2 == 0 else corpora[::-1]:
-                t0 = time.perf_counter()
-                conns[c].execute(statements[c], (p,)).fetchall()  # type: ignore[call-overload]
-                times[c].append((time.perf_counter() - t0) * 1000)
-    return {c: pct(ms) for c, ms in times.items()}
+                row = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + statements[c], (p,),  # type: ignore[operator]
+                                   prepare=False).fetchone()[0][0]  # type: ignore[index]
+                if n >= 10:
+                    plans[c]["planning"].append(row["Planning Time"])
+                    plans[c]["execution"].append(row["Execution Time"])
+    out["explain_p50_ms"] = {c: {k: round(float(np.percentile(v, 50)), 3) for k, v in d.items()}
+                             for c, d in plans.items()}
+    return out
 
 
 def terms_times(coord: str, corpora: list[str]) -> dict[str, dict[str, float]]:
@@ -275,6 +291,7 @@ def terms_times(coord: str, corpora: list[str]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     db = Database(coord)
     try:
+        db.query("SELECT 1 AS x")  # the analyst session's engine, once, before any timing
         lists = {}
         for c in corpora:
             corpus = db.corpus(c)
@@ -351,6 +368,8 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=3.0, help="MB of Reuters text (default 3)")
     parser.add_argument("--patterns", type=int, default=300)
     parser.add_argument("--skip-terms", action="store_true")
+    parser.add_argument("--probe-only", action="store_true",
+                        help="build local and srv1 only; time one probe statement (prepared, planned each time)")
     args = parser.parse_args()
     record: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                               "load_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
@@ -387,9 +406,9 @@ def main() -> None:
             return index_command(path, corpus, shard_size, workers, server, append)
 
         builds: dict[str, dict[str, Any]] = {}
-        for corpus, steps in (("local", [("1.0", None)]), ("srv1", [("1.0", "s1")]),
-                              ("srv2", [("2.0", "s1"), ("2.1", "s2")]),
-                              ("srv3", [("3.0", "s1"), ("3.1", "s2"), ("3.2", "s3")])):
+        plan = [("local", [("1.0", None)]), ("srv1", [("1.0", "s1")]), ("srv2", [("2.0", "s1"), ("2.1", "s2")]),
+                ("srv3", [("3.0", "s1"), ("3.1", "s2"), ("3.2", "s3")])]
+        for corpus, steps in plan[:2] if args.probe_only else plan:
             builds[corpus] = {}
             with phase(builds[corpus], named):
                 stages = [run_all([cmd(parts[part], corpus, 1, server, n > 0)], env)[0]
@@ -398,6 +417,13 @@ def main() -> None:
             builds[corpus]["mb_per_s"] = round(size / 1e6 / builds[corpus]["wall_s"], 3)
             print(f"built {corpus}: {builds[corpus]}", flush=True)
         record["builds"] = builds
+        if args.probe_only:
+            record["probe_statement"] = probe_cost(coord, ["local", "srv1"], patterns(docs, args.patterns))
+            print(json.dumps(record["probe_statement"], indent=1))
+            record["load_end"] = [round(x, 2) for x in os.getloadavg()]
+            RESULTS.mkdir(exist_ok=True)
+            (RESULTS / f"scaleout-probe-{time.strftime('%Y%m%dT%H%M%S')}.json").write_text(json.dumps(record, indent=2))
+            return
 
         loads: dict[str, dict[str, Any]] = {}
         plans = {"serial_s1": [[("2.0", "la", "s1")], [("2.1", "lb", "s1")]],
@@ -456,7 +482,7 @@ def main() -> None:
               f"remote statements: {record['remote_statements_per_lookup']}\npairs: {record['pairs']}", flush=True)
         if not args.skip_terms:
             try:
-                record["terms_top_1000"] = terms_times(coord, corpora)
+                record["terms_top_1000"] = terms_times(coord, corpora[::-1])  # local last: run 1 and 2 had it first
             except Exception as exc:  # noqa: BLE001 - recorded: the other figures stand
                 record["terms_top_1000"] = {"error": " ".join(str(exc).split())[:300]}
             print(f"terms: {record['terms_top_1000']}", flush=True)
