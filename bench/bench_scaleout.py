@@ -286,6 +286,31 @@ def probe_cost(coord: str, corpora: list[str], pats: list[str]) -> dict[str, Any
     return out
 
 
+def cpu_split(coord: str, corpora: list[str], pats: list[str], storage: TestServer) -> dict[str, dict[str, float]]:
+    """Per look-up of each corpus (one kept connection each, taking turns): wall ms, the CPU ms of its coordinator
+    backend (/proc, summed over all calls: the clock ticks are 10 ms) and, for the corpora on `storage`, that
+    server's CPU ms; the rest of the wall time is waiting (for the other process, or for a CPU)."""
+    wall = dict.fromkeys(corpora, 0.0)
+    with ExitStack() as stack:
+        conns = {c: stack.enter_context(psycopg.connect(coord, autocommit=True)) for c in corpora}
+        pids = {c: int(conns[c].execute("SELECT pg_backend_pid()").fetchone()[0]) for c in corpora}  # type: ignore[index]
+        for c in corpora:
+            for p in pats[:10]:
+                conns[c].execute(STATS, (c, p)).fetchall()
+        before = {c: _proc_times(pids[c], False) for c in corpora}
+        remote0 = server_cpu(storage)
+        for n, p in enumerate(pats):
+            for c in corpora if n % 2 == 0 else corpora[::-1]:
+                t0 = time.perf_counter()
+                conns[c].execute(STATS, (c, p)).fetchall()
+                wall[c] += time.perf_counter() - t0
+        remote = server_cpu(storage) - remote0
+        cpu = {c: _proc_times(pids[c], False) - before[c] for c in corpora}
+    k = 1000 / len(pats)
+    return {c: {"wall_ms": round(wall[c] * k, 3), "coordinator_cpu_ms": round(cpu[c] * k, 3),
+                "storage_cpu_ms": round((remote if c != "local" else 0.0) * k, 3)} for c in corpora}
+
+
 def terms_times(coord: str, corpora: list[str]) -> dict[str, dict[str, float]]:
     """Seconds of `terms --top 1000` per corpus: the first call (computes and stores the candidates) and the next."""
     out: dict[str, dict[str, float]] = {}
@@ -369,7 +394,7 @@ def main() -> None:
     parser.add_argument("--patterns", type=int, default=300)
     parser.add_argument("--skip-terms", action="store_true")
     parser.add_argument("--probe-only", action="store_true",
-                        help="build local and srv1 only; time one probe statement (prepared, planned each time)")
+                        help="build local and srv1 only; one probe statement, and the CPU per look-up")
     args = parser.parse_args()
     record: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                               "load_start": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
@@ -419,7 +444,8 @@ def main() -> None:
         record["builds"] = builds
         if args.probe_only:
             record["probe_statement"] = probe_cost(coord, ["local", "srv1"], patterns(docs, args.patterns))
-            print(json.dumps(record["probe_statement"], indent=1))
+            record["cpu_per_lookup"] = cpu_split(coord, ["local", "srv1"], patterns(docs, args.patterns), servers[1])
+            print(json.dumps({k: record[k] for k in ("probe_statement", "cpu_per_lookup")}, indent=1))
             record["load_end"] = [round(x, 2) for x in os.getloadavg()]
             RESULTS.mkdir(exist_ok=True)
             (RESULTS / f"scaleout-probe-{time.strftime('%Y%m%dT%H%M%S')}.json").write_text(json.dumps(record, indent=2))
