@@ -1,5 +1,5 @@
 """One corpus on 1, 2 and 3 storage servers against the same shards local (issue 30, docs/scale-out.md "Growing:
-from the embedded server to several servers"): build + load wall time, the load rate of two servers loading at
+from the embedded server to one server to several"): build + load wall time, the load rate of two servers loading at
 once against one, `termx.stats` p50/p99 through the coordinator, `terms --top 1000`, the coordinator's bytes per
 token, and what postgres_fdw does per look-up.
 
@@ -8,7 +8,8 @@ unprivileged user, on 127.0.0.1 ports, stopped and deleted at the end): one coor
 registered with `termx servers add`. The input is the first --mb MB of Reuters-21578 (stories in newid order, byte
 unit, the default --store-min-freq), cut into 6 shards whose boundaries fall on the parts: `local` (all 6 shards on
 the coordinator), `srv1` (all on s1), `srv2` (3 + 3 on s1, s2: `index --server s1`, `index --append --server s2`),
-`srv3` (2 + 2 + 2 on s1, s2, s3). Every build is the real `termx index` command.
+`srv3` (2 + 2 + 2 on s1, s2, s3). Every build is the real `termx index` command, `--workers 1` (a pool's start-up
+costs more than its parallelism gives on small shards on a loaded 2-CPU machine).
 
 Load rate: the input's two halves as two corpora, (a) one after the other onto s1, (b) both at once onto s1, (c) both
 at once, one onto s1 and one onto s2; each build `--workers 1`. MB of text per wall second, with the CPU each side
@@ -18,8 +19,9 @@ Look-ups: --patterns random substrings of 2-12 bytes, `SELECT * FROM termx.stats
 connection per corpus, the corpora taking turns pattern by pattern (the order rotating), every answer checked
 equal to the local corpus's. Then the same with postgres_fdw server options changed (ALTER SERVER on s1-s3), a
 new connection's first look-up, the cost of one probe statement on a foreign vs a local partition, and the remote
-statements one look-up sends (counted in s1's log with log_statement = all). Run:
-  .venv/bin/python bench/bench_scaleout.py --mb 3 --patterns 300
+statements one look-up sends (counted in s1's log with log_statement = all). `--probe-only` builds `local` and
+`srv1` only and measures one probe statement and the CPU each look-up uses on each side. Run (5-6 min at load 8-12):
+  TERMX_DATA=../shared/data .venv/bin/python bench/bench_scaleout.py --mb 2 --patterns 300
 """
 
 from __future__ import annotations
