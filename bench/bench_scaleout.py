@@ -9,7 +9,7 @@ registered with `termx servers add`. The input is the first --mb MB of Reuters-2
 unit, the default --store-min-freq), cut into 6 shards whose boundaries fall on the parts: `local` (all 6 shards on
 the coordinator), `srv1` (all on s1), `srv2` (3 + 3 on s1, s2: `index --server s1`, `index --append --server s2`),
 `srv3` (2 + 2 + 2 on s1, s2, s3). Every build is the real `termx index` command, `--workers 1` (at load 9 a pool of 2
-spent ~10 s starting its workers: 12.2 s of stages against 2.3 s for 0.3 MB).
+took 12.2 s of stages for 0.3 MB, one worker 2.3-2.4 s for each 0.15 MB half).
 
 Load rate: the input's two halves as two corpora, (a) one after the other onto s1, (b) both at once onto s1, (c) both
 at once, one onto s1 and one onto s2; each build `--workers 1`. MB of text per wall second, with the CPU each side
