@@ -31,6 +31,7 @@ import json
 import os
 import random
 import resource
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -358,12 +359,16 @@ def coordinator_bytes(coord: str, corpus: str) -> dict[str, float]:
     return out
 
 
-def reader_login(coord: str, password: str) -> None:
-    """Let termx_reader log in to the coordinator (terms runs as it). termx logs it in with the URL's password
-    (sqlfiles._reader_engine: SQLAlchemy's URL.set(password=None) keeps the password), so on this throwaway
-    server it gets the same one."""
+def reader_login(coord: str, folder: Path) -> Path:
+    """Let termx_reader log in to the coordinator (terms runs as it) with a password of its own, kept in a
+    passfile under `folder` (termx never hands it termx's own password); the passfile's path, for PGPASSFILE."""
+    password = secrets.token_hex(16)
     with psycopg.connect(coord, autocommit=True) as conn:
         conn.execute(psycopg.sql.SQL("ALTER ROLE termx_reader LOGIN PASSWORD {}").format(psycopg.sql.Literal(password)))
+    passfile = folder / "pgpass"
+    passfile.write_text(f"*:*:*:termx_reader:{password}\n", encoding="utf-8")
+    passfile.chmod(0o600)
+    return passfile
 
 
 def pair_kinds(coord: str, corpus: str, pats: list[str], min_freq: int = 16) -> dict[str, float]:
@@ -419,8 +424,9 @@ def main() -> None:
         for n in (1, 2, 3):
             db.add_server(f"s{n}", servers[n].url("termx"))
         db.close()
-        reader_login(coord, servers[0].password)
-        env = {**os.environ, "TERMX_HOME": str(Path(tmp) / "home"), "TERMX_DATABASE_URL": coord}
+        passfile = reader_login(coord, Path(tmp))
+        env = {**os.environ, "TERMX_HOME": str(Path(tmp) / "home"), "TERMX_DATABASE_URL": coord,
+               "PGPASSFILE": str(passfile)}
         parts: dict[str, Path] = {}
         for k in (1, 2, 3):
             per = SHARDS // k

@@ -321,3 +321,14 @@ def test_a_killed_sql_command_leaves_no_query_running(engine, database_url: str,
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE :q "
                                  "AND pid <> pg_backend_pid()"), {"q": f"%{tag}%"})
+
+
+def test_the_reader_never_logs_in_with_termx_own_password() -> None:
+    """The analyst role's URL keeps host, port, database and query of termx's URL, but not its password."""
+    from termx.storage.sqlfiles import READER_ROLE, reader_url
+
+    url = reader_url("postgresql+psycopg://owner:s3cret@db.example:6543/termx?sslmode=require")
+    assert (url.username, url.password, url.host, url.port, url.database) == (
+        READER_ROLE, None, "db.example", 6543, "termx")
+    assert dict(url.query) == {"sslmode": "require"}
+    assert "s3cret" not in url.render_as_string(hide_password=False)

@@ -18,7 +18,7 @@ from typing import Any
 
 import psycopg
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import CorpusNotFound, DatabaseUnavailable, InputError, PatternError, TermxError
 from termx.line_reader import split_lines
@@ -114,13 +114,20 @@ CHECK_CLIENT_SECONDS = 2
 _readers: dict[str, Engine] = {}  # termx's URL -> an engine logged in as READER_ROLE on the same database
 
 
+def reader_url(admin_url: str) -> URL:
+    """`admin_url` with READER_ROLE as its user and no password (URL.set(password=None) would keep termx's own:
+    there None means "unchanged"), so the reader's password comes from the passfile or ~/.pgpass."""
+    url = make_url(admin_url)
+    return URL.create(url.drivername, READER_ROLE, None, url.host, url.port, url.database, url.query)
+
+
 def _reader_engine(admin_url: str) -> Engine | DatabaseUnavailable:
     """An engine logged in as READER_ROLE on the server and database of `admin_url` (its password comes from the
     passfile or ~/.pgpass, never from termx's own user); the one-line reason when the server does not let it in
     (not remembered: a long-running `termx serve` tries again)."""
     if admin_url not in _readers:
         try:
-            _readers[admin_url] = connect_or_explain(make_url(admin_url).set(username=READER_ROLE, password=None))
+            _readers[admin_url] = connect_or_explain(reader_url(admin_url))
         except DatabaseUnavailable as exc:
             return exc
     return _readers[admin_url]
