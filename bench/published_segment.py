@@ -31,17 +31,27 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from _data import pku_gold_lines, reuters_documents, ud_japanese_lines
+from _data import manpage_documents, pku_gold_lines, reuters_documents, ud_japanese_lines
 from _published import Run
+from bench_peers import dictionary_peers
 from bench_segment import paired
 from tune_segment import PER_DOC, REUTERS_TEST, documents, tune
 
 from termx.evaluation.metrics import PRF, micro_average
 from termx.evaluation.splits import kfold
-from termx.experiments.whitespace import Condition, ScorerResult, TblSettings, run_whitespace
+from termx.experiments.whitespace import (
+    Condition,
+    ScorerResult,
+    TblSettings,
+    run_whitespace,
+    spaced_documents,
+    write_records,
+)
+from termx.experiments.whitespace.report import score_result
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.corpora import drop_corpus
@@ -191,9 +201,88 @@ def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
                    per_seed=[pooled(result, f)[level].f1 for f in folds], tuning=tuning, extra=extra, **common)
 
 
+MANPAGES_CHECK = 100
+"""The first pages (file order) indexed alone in the same run: a figure cheap enough for a regression test."""
+MANPAGES_REASON = ("carry-over: the `spaced` defaults were chosen on Reuters development stories by a tuning run with "
+                   "three --fix values from earlier runs (protocol step 1), and they are not re-tuned per fold (no "
+                   "man page is used for tuning, so none needs to be); the man pages were never used in tuning or "
+                   "development, and this run scores them once")
+MANPAGES_TUNING = ("the `spaced` defaults, untouched: bench/tune_segment.py --data reuters --seed 0 --theta0 32 with "
+                   "three --fix values from earlier runs, on 300 Reuters devtest documents; no man page used")
+PEER_TUNING = {
+    "wordninja": "none: wordninja 2.0.0 as shipped (its English word list, ranked by Wikipedia frequency)",
+    "symspellpy": "none: symspellpy word_segmentation with its shipped English unigram counts, edit distance 0 "
+                  "(segmentation only), in windows of 2,000 characters (bench_peers.chunked)",
+    "instant-segment": "none: instant-segment with symspellpy's shipped English unigram and bigram counts (it ships "
+                       "no word lists)",
+}
+
+
+def manpages(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
+    """The man pages de-spaced (`alnum`, unit byte, one page a document) and indexed alone, every page scored:
+    branching with the code's defaults (chosen on Reuters: a carry-over figure), the dictionary peers of
+    bench_peers.py on the same pages, paired tests of branching vs each peer over the pages, 3 folds."""
+    docs = manpage_documents()
+    peers = dictionary_peers()  # a missing peer fails before the index is built
+    corpus, check_corpus = "published_manpages", "published_manpages_check"
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        try:
+            report = run_whitespace(engine, docs, corpus, scorers=[Scorer.branching], replace=True,
+                                    results_dir=folder)
+        finally:
+            drop_corpus(engine, corpus)
+        try:
+            check = run_whitespace(engine, docs[:MANPAGES_CHECK], check_corpus, scorers=[Scorer.branching],
+                                   replace=True)
+        finally:
+            drop_corpus(engine, check_corpus)
+        spaced = spaced_documents(docs, Condition.alnum)
+        results = {r.scorer: r for r in report.results}
+        assert report.eval_documents == len(spaced) and results["branching"].names == [d.name for d in spaced]
+        speed = {}
+        for name, segment in peers.items():
+            started = time.perf_counter()
+            predicted = [[segment("".join(words)) for words in d.lines] for d in spaced]
+            speed[name] = report.characters / (time.perf_counter() - started)
+            results[name] = score_result(name, "peer", spaced, predicted, {})
+            print(f"{name}: boundary F1 {results[name].boundary.f1:.4f} ({speed[name]:,.0f} characters/s)", flush=True)
+        write_records([results[name] for name in peers], folder)
+        tests = [t for name in peers for t in paired(folder, folder, "branching", name)]
+    folds = [sorted(f.test) for f in kfold(list(range(len(spaced))), k=len(SEEDS), seed=0)]
+    per_fold = {name: {level: [pooled(r, f)[level].f1 for f in folds] for level in ("boundary", "word")}
+                for name, r in results.items()}
+    common = {"split": f"all {len(spaced):,} Linux man pages of ../shared/data/en/manpages.jsonl (sections 2-7), "
+                       f"de-spaced `alnum` (unit byte), indexed alone, each page one document "
+                       f"({report.characters:,} characters), in 3 folds (termx.evaluation.kfold, seed 0)",
+              "seeds": [f"fold {n}" for n in range(len(folds))]}
+    shared = {"fold_documents": [len(f) for f in folds], "documents": len(spaced), "characters": report.characters,
+              "per_fold": per_fold, "pooled": {name: {"boundary": r.boundary.f1, "word": r.word.f1}
+                                               for name, r in results.items()},
+              "peer_characters_per_s": speed, "stage_seconds": report.seconds}
+    branching = results["branching"]
+    for level in ("boundary", "word"):
+        run.record(f"whitespace-manpages-{level}-f1",
+                   title=f"Man pages white space recovery: {level} F1, branching, no dictionary (defaults chosen on "
+                         "Reuters)", measure=f"{level} F1", per_seed=per_fold["branching"][level],
+                   tuning=MANPAGES_TUNING, status="development", reason=MANPAGES_REASON,
+                   extra={**shared, "parameters": branching.params.get("params", {}), "paired_tests": tests,
+                          "check": {"documents": MANPAGES_CHECK, "characters": check.characters,
+                                    "boundary_f1": next(r for r in check.results if r.scorer == "branching")
+                                    .boundary.f1}},
+                   **common)
+    for name in peers:
+        run.record(f"whitespace-manpages-{name}-boundary-f1",
+                   title=f"Man pages white space recovery: boundary F1, {name} (a dictionary peer)",
+                   measure="boundary F1", per_seed=per_fold[name]["boundary"], tuning=PEER_TUNING[name],
+                   status="protocol", extra={**shared, "word_f1_per_fold": per_fold[name]["word"],
+                                             "paired_tests": [t for t in tests if name in (t["A"], t["B"])]},
+                   **common)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", choices=["pku", "ja", "reuters"], required=True)
+    parser.add_argument("--data", choices=["pku", "ja", "reuters", "manpages"], required=True)
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--tune", action="store_true", help="pku/ja: also tune per seed (minutes per seed)")
     args = parser.parse_args()
@@ -201,6 +290,8 @@ def main() -> None:
     engine = get_engine(args.db)
     if args.data == "reuters":
         reuters(engine, run)
+    elif args.data == "manpages":
+        manpages(engine, run)
     else:
         unspaced(engine, run, args.data, args.tune)
 
