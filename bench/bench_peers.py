@@ -10,7 +10,10 @@ pooled over lines, exactly as bench/bench_segment.py scores termx.
   unigram counts, edit distance 0: segmentation only, no spelling correction; in windows of 2,000 characters, each
   window after the first starting at the last word of the one before, because the package builds every prefix's
   segmentation as a string, quadratic in a long line); instant-segment (it ships no word lists: symspellpy's
-  English unigram and bigram counts); sentencepiece unigram (unsupervised,
+  English unigram and bigram counts). They are English dictionaries over a-z and 0-9: each peer segments the
+  maximal runs of those characters, and a run of other letters (é, µ, ß: `alnum` keeps every letter) is one word of
+  its own (`ascii_runs`; wordninja drops such characters, instant-segment refuses them). sentencepiece unigram
+  (unsupervised,
   trained on the de-spaced text of all 19,043 documents, its default vocab_size 8,000: no parameter tuned);
   the letter-change baseline.
 - pku (SIGHAN 2005 PKU): the test split of bench/tune_segment.py (10-line pseudo-documents, seeded; the
@@ -28,6 +31,7 @@ import argparse
 import importlib.util
 import io
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -97,6 +101,20 @@ def chunked(segment: Segment, size: int = CHUNK) -> Segment:
     return run
 
 
+ASCII_RUN = re.compile(r"[a-z0-9]+|[^a-z0-9]+")
+ASCII = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def ascii_runs(segment: Segment) -> Segment:
+    """`segment` on each maximal run of a-z and 0-9; every run of other characters is one word."""
+    def run(text: str) -> list[str]:
+        out: list[str] = []
+        for piece in ASCII_RUN.findall(text):
+            out += segment(piece) if piece[0] in ASCII else [piece]
+        return out
+    return run
+
+
 def dictionary_peers() -> dict[str, Segment]:
     """The English dictionary peers (see the module's docstring), by name; ImportError if one is not installed."""
     from importlib.resources import files
@@ -120,8 +138,9 @@ def dictionary_peers() -> dict[str, Segment]:
         segmenter.segment(text, search)
         return list(search)
 
-    return {"wordninja": wordninja.split, "instant-segment": instant,
-            "symspellpy": chunked(lambda t: sym.word_segmentation(t, max_edit_distance=0).segmented_string.split())}
+    symspell = chunked(lambda t: sym.word_segmentation(t, max_edit_distance=0).segmented_string.split())
+    return {"wordninja": ascii_runs(wordninja.split), "instant-segment": ascii_runs(instant),
+            "symspellpy": ascii_runs(symspell)}
 
 
 def max_match_segmenter(words: set[str]) -> Segment:
