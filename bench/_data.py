@@ -29,6 +29,12 @@ def reuters_documents() -> list[Document]:
     return [Document(str(r["id"]), r["text"]) for r in rows]
 
 
+def manpage_documents() -> list[Document]:
+    """The Linux man pages (sections 2-7, rendered to plain text), one document per page, in file order."""
+    with (data_dir() / "en" / "manpages.jsonl").open(encoding="utf-8") as f:
+        return [Document(str(r["id"]), r["text"]) for r in map(json.loads, f)]
+
+
 def pku_gold_lines() -> list[str]:
     """The SIGHAN 2005 PKU test text as segmented by the providers (words separated by spaces), non-empty lines."""
     text = (data_dir() / "zh" / "sighan2005-pku" / "pku_test_gold.utf8").read_text(encoding="utf-8")

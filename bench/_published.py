@@ -1,7 +1,8 @@
 """Write one published figure as a JSON record under bench/published/ (docs/evaluation.md, "The protocol").
 
 A record holds what a reader needs to judge the figure: the value per seed (or fold) beside their mean and spread,
-the date (UTC), the commit and whether the tree had uncommitted changes, the machine's load at the start and the
+the date (UTC), the commit and whether the tree had uncommitted changes when the run started (bench/published/
+itself aside: a run's earlier records are not code), the machine's load at the start and the
 end of the run, the command that produced it, how the parameters were chosen, and whether the figure follows the
 protocol (`status` "protocol") or is a development figure (`status` "development", with the reason). The records
 are the only source of docs/figures.md (`python bench/figures.py` writes it).
@@ -36,6 +37,10 @@ class Run:
         self.started = time.time()
         self.load_start = [round(x, 2) for x in os.getloadavg()]
         self.command = " ".join(["python", *[a if a else "''" for a in sys.argv]])
+        # the code that runs is the tree at the start; the records this run writes are not uncommitted code
+        self.commit = _git("rev-parse", "--short=12", "HEAD")
+        self.uncommitted = bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                                     f":!{PUBLISHED.relative_to(REPOSITORY).as_posix()}"))
 
     def record(self, name: str, *, title: str, measure: str, seeds: Sequence[int | str],
                per_seed: Sequence[float], split: str, tuning: str, status: str, reason: str = "",
@@ -56,8 +61,7 @@ class Run:
             "seeds": list(seeds), "per_seed": values, "split": split, "tuning": tuning,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.started)),
             "seconds": round(time.time() - self.started, 1),
-            "commit": _git("rev-parse", "--short=12", "HEAD"),
-            "uncommitted": bool(_git("status", "--porcelain", "--untracked-files=no")),
+            "commit": self.commit, "uncommitted": self.uncommitted,
             "cpus": os.cpu_count(), "load_start": self.load_start,
             "load_end": [round(x, 2) for x in os.getloadavg()],
             "command": self.command, **(dict(extra) if extra else {}),

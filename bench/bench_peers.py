@@ -1,11 +1,19 @@
 """The peers in the word-breaking docs, run on the same documents and scored by the same scorer as termx.
 
-Peers are bench-only (never termx dependencies): `pip install wordninja sentencepiece jieba`. A peer that is
-not installed is reported as skipped. Scoring is termx.evaluation.metrics.segmentation_prf pooled over lines,
-exactly as bench/bench_segment.py scores termx.
+Peers are bench-only (never termx dependencies): `pip install wordninja symspellpy instant-segment sentencepiece
+jieba`. A peer that is not installed is reported as skipped. Scoring is termx.evaluation.metrics.segmentation_prf
+pooled over lines, exactly as bench/bench_segment.py scores termx.
 
 - reuters (white space recovery, `alnum`): the published test set, the first 1,634 documents by newid.
-  wordninja (English unigram dictionary, with its own word list); sentencepiece unigram (unsupervised,
+  The dictionary peers (`dictionary_peers`, also run on the man pages by bench/published_segment.py): wordninja
+  (its own English word list, ranked by Wikipedia frequency); symspellpy's word_segmentation (its shipped English
+  unigram counts, edit distance 0: segmentation only, no spelling correction; in windows of 2,000 characters, each
+  window after the first starting at the last word of the one before, because the package builds every prefix's
+  segmentation as a string, quadratic in a long line); instant-segment (it ships no word lists: symspellpy's
+  English unigram and bigram counts). They are English dictionaries over a-z and 0-9: each peer segments the
+  maximal runs of those characters, and a run of other letters (é, µ, ß: `alnum` keeps every letter) is one word of
+  its own (`ascii_runs`; wordninja drops such characters, instant-segment refuses them). sentencepiece unigram
+  (unsupervised,
   trained on the de-spaced text of all 19,043 documents, its default vocab_size 8,000: no parameter tuned);
   the letter-change baseline.
 - pku (SIGHAN 2005 PKU): the test split of bench/tune_segment.py (10-line pseudo-documents, seeded; the
@@ -35,6 +43,7 @@ import argparse
 import importlib.util
 import io
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -81,6 +90,70 @@ def sentencepiece_segmenter(texts: Sequence[str]) -> Segment:
     def segment(text: str) -> list[str]:
         return [p.replace("\u2581", "") for p in sp.encode(text, out_type=str)]  # unknown runs come back as text
     return segment
+
+
+CHUNK = 2_000
+"""Characters per window of a peer that cannot take a whole long line (`chunked`)."""
+
+
+def chunked(segment: Segment, size: int = CHUNK) -> Segment:
+    """`segment` over windows of `size` characters: each window's last word is carried into the next window (it
+    may be cut by the window's end), so only a word longer than a window is ever cut by one."""
+    def run(text: str) -> list[str]:
+        out: list[str] = []
+        carry, k = "", 0
+        while k < len(text):
+            piece = carry + text[k:k + size]
+            k += size
+            words = [w for w in segment(piece) if w]
+            if k >= len(text):
+                return out + words
+            carry = words.pop()
+            out += words
+        return out + ([carry] if carry else [])
+    return run
+
+
+ASCII_RUN = re.compile(r"[a-z0-9]+|[^a-z0-9]+")
+ASCII = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def ascii_runs(segment: Segment) -> Segment:
+    """`segment` on each maximal run of a-z and 0-9; every run of other characters is one word."""
+    def run(text: str) -> list[str]:
+        out: list[str] = []
+        for piece in ASCII_RUN.findall(text):
+            out += segment(piece) if piece[0] in ASCII else [piece]
+        return out
+    return run
+
+
+def dictionary_peers() -> dict[str, Segment]:
+    """The English dictionary peers (see the module's docstring), by name; ImportError if one is not installed."""
+    from importlib.resources import files
+
+    import instant_segment
+    import wordninja
+    from symspellpy import SymSpell
+
+    lists = files("symspellpy")
+    unigrams = [(w, float(c)) for w, c in (line.split() for line in
+                                           (lists / "frequency_dictionary_en_82_765.txt").read_text().splitlines())]
+    bigrams = [((a, b), float(c)) for a, b, c in (line.split() for line in
+                                                  (lists / "frequency_bigramdictionary_en_243_342.txt").read_text()
+                                                  .splitlines())]
+    sym = SymSpell(max_dictionary_edit_distance=0)
+    for word, count in unigrams:
+        sym.create_dictionary_entry(word, int(count))
+    segmenter, search = instant_segment.Segmenter(iter(unigrams), iter(bigrams)), instant_segment.Search()
+
+    def instant(text: str) -> list[str]:
+        segmenter.segment(text, search)
+        return list(search)
+
+    symspell = chunked(lambda t: sym.word_segmentation(t, max_edit_distance=0).segmented_string.split())
+    return {"wordninja": ascii_runs(wordninja.split), "instant-segment": ascii_runs(instant),
+            "symspellpy": ascii_runs(symspell)}
 
 
 def max_match_segmenter(words: set[str]) -> Segment:
@@ -263,10 +336,8 @@ def run_part(part: str, seed: int) -> list[dict[str, Any]]:
     docs = [spaced[k] for k in test]
     all_lines = ["".join(words) for d in spaced for words in d.lines]
     rows = [score("letter-change baseline", docs, letter_change_words)]
-    if part == "reuters" and installed("wordninja"):
-        import wordninja
-
-        rows.append(score("wordninja (dictionary)", docs, wordninja.split))
+    if part == "reuters" and all(map(installed, ("wordninja", "symspellpy", "instant_segment"))):
+        rows += [score(f"{name} (dictionary)", docs, segment) for name, segment in dictionary_peers().items()]
     if part == "pku":
         if installed("jieba"):
             import jieba

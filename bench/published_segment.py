@@ -13,17 +13,28 @@ scores (docs/figures.md prints the same):
   code's defaults.
 - reuters: all 19,043 stories de-spaced (`alnum`) and indexed, the first 1,634 by newid scored (as every Reuters
   figure); the test documents are fixed, so the spread is over 3 seeded folds of them (`termx.evaluation.kfold`,
-  seed 0). `branching` with its defaults and its TBL corrector with the TBL defaults (figure per fold: boundary and
-  word F1), then `freq` and `adaptation` (a second run) as the baselines; the records keep the sign test and
+  seed 0). One run of the experiment (one index, one stored run): `branching` with its defaults and its TBL corrector
+  with the TBL defaults (figure per fold: boundary and word F1), and `freq` and `adaptation` as the baselines (TBL
+  corrects them too: their corrected figures are kept in their records); the records keep the sign test and
   Wilcoxon over the 1,634 stories (per-story boundary-decision error rate) of branching vs freq, adaptation vs
   freq and branching + TBL vs branching.
 
+- manpages: all 1,100 Linux man pages de-spaced (`alnum`, unit byte, one page a document) and indexed alone; a
+  seeded third scored (fold 0 of kfold(k=3, seed 0) over the pages: 367 pages), the other 733 unlabelled context,
+  never scored (a test part for later). `branching` with the code's defaults, chosen on Reuters and untouched (a
+  carry-over figure: no man page is used for tuning), and the dictionary peers of bench_peers.py (wordninja,
+  symspellpy, instant-segment: `dictionary_peers`) on the same pages in the same run; spread over 3 folds of the
+  scored pages; the records keep the sign test and Wilcoxon over pages of branching vs each peer, and a `check`
+  figure (the first 100 scored pages indexed alone) for tests/test_published_figures.py.
+
 Reuters uses the code's defaults, chosen by bench/tune_segment.py and tune_whitespace_tbl.py on seed 0's development
 stories; they are not re-tuned per fold (a Reuters search takes hours on the shared machine), which the records say.
-Every figure here is a development figure, with the reason in its record.
+Every termx figure here is a development figure, with the reason in its record; the dictionary peers' man-pages
+figures follow the protocol (they choose no parameter, and the pages are scored once).
 
 Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku --tune   (pku: 1 min + ~20 min with --tune;
-ja: 10 s + ~22 min with --tune; reuters: ~20 min, on 2 loaded cores)
+ja: 10 s + ~22 min with --tune; reuters: ~20 min; manpages: ~14 min, most of it symspellpy and wordninja; on 2 loaded
+cores)
 """
 
 from __future__ import annotations
@@ -31,17 +42,27 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from _data import pku_gold_lines, reuters_documents, ud_japanese_lines
+from _data import manpage_documents, pku_gold_lines, reuters_documents, ud_japanese_lines
 from _published import Run
+from bench_peers import dictionary_peers
 from bench_segment import paired
 from tune_segment import PER_DOC, REUTERS_TEST, documents, tune
 
 from termx.evaluation.metrics import PRF, micro_average
 from termx.evaluation.splits import kfold
-from termx.experiments.whitespace import Condition, ScorerResult, TblSettings, run_whitespace
+from termx.experiments.whitespace import (
+    Condition,
+    ScorerResult,
+    TblSettings,
+    run_whitespace,
+    spaced_documents,
+    write_records,
+)
+from termx.experiments.whitespace.report import score_result
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.corpora import drop_corpus
@@ -150,23 +171,21 @@ def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
     folds = [sorted(f.test) for f in kfold(list(range(REUTERS_TEST)), k=len(SEEDS), seed=0)]
     corpus = "published_reuters"
     with tempfile.TemporaryDirectory() as tmp:
-        main_dir, base_dir = Path(tmp) / "main", Path(tmp) / "base"
-        try:
-            report = run_whitespace(engine, docs, corpus, scorers=[Scorer.branching], eval_docs=REUTERS_TEST,
-                                    replace=True, tbl=TblSettings(), results_dir=main_dir)
-            baselines = run_whitespace(engine, docs, corpus, scorers=[Scorer.freq, Scorer.adaptation],
-                                       eval_docs=REUTERS_TEST, replace=True, results_dir=base_dir)
+        folder = Path(tmp)
+        try:  # one run: one index, every scorer, TBL on each (the baselines' corrected results kept as extras)
+            report = run_whitespace(engine, docs, corpus, scorers=[Scorer.branching, Scorer.freq, Scorer.adaptation],
+                                    eval_docs=REUTERS_TEST, replace=True, tbl=TblSettings(), results_dir=folder)
         finally:
             drop_corpus(engine, corpus)
-        tests = (paired(main_dir, base_dir, "branching", "freq") + paired(base_dir, base_dir, "adaptation", "freq")
-                 + paired(main_dir, main_dir, "branching+tbl", "branching"))
+        tests = (paired(folder, folder, "branching", "freq") + paired(folder, folder, "adaptation", "freq")
+                 + paired(folder, folder, "branching+tbl", "branching"))
     assert report.eval_documents == REUTERS_TEST
-    results = {r.scorer: r for r in [*report.results, *baselines.results]}
+    results = {r.scorer: r for r in report.results}
     common = {"split": f"the first {REUTERS_TEST:,} Reuters-21578 stories by newid ({report.characters:,} "
                        f"characters; the other {report.context_documents:,} are unlabelled context), in 3 folds "
                        "(termx.evaluation.kfold, seed 0)",
               "status": "development", "reason": REASON["reuters"]}
-    tbl = report.tbl[0]
+    tbl = next(t for t in report.tbl if t.scorer == "branching")
     for scorer, level, name, title, tuning in (
             ("branching", "boundary", "whitespace-reuters-boundary-f1",
              "Reuters white space recovery: boundary F1, branching, no dictionary", TUNING["reuters"]),
@@ -184,6 +203,9 @@ def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
         extra = {"pooled": getattr(result, level).f1, "fold_documents": [len(f) for f in folds],
                  "parameters": result.params.get("params", {})}
         extra["paired_tests"] = [t for t in tests if scorer in (t["A"], t["B"])]
+        if scorer in ("freq", "adaptation"):
+            extra[f"{scorer}+tbl"] = {"pooled": results[f"{scorer}+tbl"].boundary.f1,
+                                      "per_fold": [pooled(results[f"{scorer}+tbl"], f)["boundary"].f1 for f in folds]}
         if scorer == "branching+tbl":
             extra |= {"tbl": {"rules": tbl.rules, "train_characters": tbl.train_characters,
                               "train_documents": len(tbl.train_documents), "settings": TblSettings().as_dict()}}
@@ -191,9 +213,101 @@ def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
                    per_seed=[pooled(result, f)[level].f1 for f in folds], tuning=tuning, extra=extra, **common)
 
 
+MANPAGES_PARTS = 3
+"""The scored pages: the first of this many seeded parts of the pages (kfold, seed 0); the others are unlabelled
+context, never scored (a test part for later)."""
+MANPAGES_CHECK = 100
+"""The first scored pages indexed alone in the same run: a figure cheap enough for a regression test."""
+MANPAGES_REASON = ("carry-over: the `spaced` defaults were chosen on Reuters development stories by a tuning run with "
+                   "three --fix values from earlier runs (protocol step 1), and they are not re-tuned per fold (no "
+                   "man page is used for tuning, so none needs to be); the man pages were never used in tuning or "
+                   "development, and this run scores them once")
+MANPAGES_TUNING = ("the `spaced` defaults, untouched: bench/tune_segment.py --data reuters --seed 0 --theta0 32 with "
+                   "three --fix values from earlier runs, on 300 Reuters devtest documents; no man page used")
+PEER_TUNING = {
+    "wordninja": "none: wordninja 2.0.0 as shipped (its English word list, ranked by Wikipedia frequency)",
+    "symspellpy": "none: symspellpy word_segmentation with its shipped English unigram counts, edit distance 0 "
+                  "(segmentation only), in windows of 2,000 characters (bench_peers.chunked)",
+    "instant-segment": "none: instant-segment with symspellpy's shipped English unigram and bigram counts (it ships "
+                       "no word lists)",
+}
+
+
+def manpages(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
+    """The man pages de-spaced (`alnum`, unit byte, one page a document) and indexed alone, a seeded third scored:
+    branching with the code's defaults (chosen on Reuters: a carry-over figure), the dictionary peers of
+    bench_peers.py on the same pages, paired tests of branching vs each peer over the pages, 3 folds."""
+    pages = manpage_documents()
+    peers = dictionary_peers()  # a missing peer fails before the index is built
+    scored = set(kfold(list(range(len(pages))), k=MANPAGES_PARTS, seed=0)[0].test)
+    docs = [p for k, p in enumerate(pages) if k in scored] + [p for k, p in enumerate(pages) if k not in scored]
+    corpus, check_corpus = "published_manpages", "published_manpages_check"
+    spaced = spaced_documents(docs[:len(scored)], Condition.alnum)
+    assert len(spaced) == len(scored)
+    characters = sum(len(d.text) for d in spaced)
+    results: dict[str, ScorerResult] = {}
+    speed = {}
+    for name, segment in peers.items():  # first: a peer that fails costs no termx run
+        started = time.perf_counter()
+        predicted = [[segment("".join(words)) for words in d.lines] for d in spaced]
+        speed[name] = characters / (time.perf_counter() - started)
+        results[name] = score_result(name, "peer", spaced, predicted, {})
+        print(f"{name}: {speed[name]:,.0f} characters/s", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        try:
+            report = run_whitespace(engine, docs, corpus, scorers=[Scorer.branching], eval_docs=len(scored),
+                                    replace=True, results_dir=folder)
+        finally:
+            drop_corpus(engine, corpus)
+        try:
+            check = run_whitespace(engine, docs[:MANPAGES_CHECK], check_corpus, scorers=[Scorer.branching],
+                                   replace=True)
+        finally:
+            drop_corpus(engine, check_corpus)
+        results |= {r.scorer: r for r in report.results}
+        assert report.eval_documents == len(spaced) and results["branching"].names == [d.name for d in spaced]
+        assert report.characters == characters
+        write_records([results[name] for name in peers], folder)
+        tests = [t for name in peers for t in paired(folder, folder, "branching", name)]
+    folds = [sorted(f.test) for f in kfold(list(range(len(spaced))), k=len(SEEDS), seed=0)]
+    per_fold = {name: {level: [pooled(r, f)[level].f1 for f in folds] for level in ("boundary", "word")}
+                for name, r in results.items()}
+    common = {"split": f"{len(spaced):,} of the {len(pages):,} Linux man pages of ../shared/data/en/manpages.jsonl "
+                       f"(sections 2-7; fold 0 of termx.evaluation.kfold(k={MANPAGES_PARTS}, seed 0) over the pages "
+                       f"in file order), {report.characters:,} characters, scored; all pages de-spaced `alnum` (unit "
+                       f"byte) and indexed alone, one page a document, the other {report.context_documents:,} "
+                       "unlabelled context never scored; the scored pages in 3 folds (termx.evaluation.kfold, seed 0)",
+              "seeds": [f"fold {n}" for n in range(len(folds))]}
+    shared = {"fold_documents": [len(f) for f in folds], "documents": len(spaced), "characters": report.characters,
+              "scored_pages": [d.name for d in spaced],
+              "per_fold": per_fold, "pooled": {name: {"boundary": r.boundary.f1, "word": r.word.f1}
+                                               for name, r in results.items()},
+              "peer_characters_per_s": speed, "stage_seconds": report.seconds}
+    branching = results["branching"]
+    for level in ("boundary", "word"):
+        run.record(f"whitespace-manpages-{level}-f1",
+                   title=f"Man pages white space recovery: {level} F1, branching, no dictionary (defaults chosen on "
+                         "Reuters)", measure=f"{level} F1", per_seed=per_fold["branching"][level],
+                   tuning=MANPAGES_TUNING, status="development", reason=MANPAGES_REASON,
+                   extra={**shared, "parameters": branching.params.get("params", {}), "paired_tests": tests,
+                          "check": {"documents": MANPAGES_CHECK, "characters": check.characters,
+                                    "pages": [d.name for d in docs[:MANPAGES_CHECK]],
+                                    "boundary_f1": next(r for r in check.results if r.scorer == "branching")
+                                    .boundary.f1}},
+                   **common)
+    for name in peers:
+        run.record(f"whitespace-manpages-{name}-boundary-f1",
+                   title=f"Man pages white space recovery: boundary F1, {name} (a dictionary peer)",
+                   measure="boundary F1", per_seed=per_fold[name]["boundary"], tuning=PEER_TUNING[name],
+                   status="protocol", extra={**shared, "word_f1_per_fold": per_fold[name]["word"],
+                                             "paired_tests": [t for t in tests if name in (t["A"], t["B"])]},
+                   **common)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", choices=["pku", "ja", "reuters"], required=True)
+    parser.add_argument("--data", choices=["pku", "ja", "reuters", "manpages"], required=True)
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--tune", action="store_true", help="pku/ja: also tune per seed (minutes per seed)")
     args = parser.parse_args()
@@ -201,6 +315,8 @@ def main() -> None:
     engine = get_engine(args.db)
     if args.data == "reuters":
         reuters(engine, run)
+    elif args.data == "manpages":
+        manpages(engine, run)
     else:
         unspaced(engine, run, args.data, args.tune)
 

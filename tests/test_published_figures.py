@@ -11,7 +11,9 @@ accuracies are printed to 4 decimals, so ±0.00005; the pipelines are determinis
 What is re-computed: the code's defaults on the test parts of the three PKU and Japanese split seeds (the records
 `segment-*-word-f1-defaults`; the per-seed tuned figures take half an hour a data set, so tests/test_figures_page.py
 checks those records against the README and the defaults instead), the 1,634 Reuters stories indexed alone (a
-cheap part of the Reuters experiment, whose full run takes a quarter of an hour), and the TBL learner's training
+cheap part of the Reuters experiment, whose full run takes a quarter of an hour), the man pages record's scored
+pages, folds and paired tests against the data, with its `check` figure (the first 100 scored pages indexed alone,
+written by the same run: the whole run takes a quarter of an hour), and the TBL learner's training
 accuracies of `bench/bench_tbl.py` (the record `tbl-speedup-nltk`). They are development figures (docs/evaluation.md,
 "The protocol"); these tests guard them against regressions.
 """
@@ -29,7 +31,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from termx.evaluation.metrics import micro_average
-from termx.experiments.whitespace import Condition, run_whitespace
+from termx.evaluation.splits import kfold
+from termx.experiments.whitespace import Condition, run_whitespace, spaced_documents
 from termx.index.ingest import Document
 from termx.index.units import Unit
 from termx.storage.corpora import drop_corpus
@@ -48,6 +51,7 @@ ACCURACY_TOLERANCE = 0.00005
 PKU = "zh/sighan2005-pku/pku_test_gold.utf8"
 JA = "ja/ud-japanese-gsd/ja_gsd-ud-dev.conllu"
 REUTERS = "en/reuters21578.jsonl"
+MANPAGES = "en/manpages.jsonl"
 
 PUBLISHED = REPOSITORY / "bench" / "published"
 REUTERS_ALONE_BOUNDARY_F1 = 0.9042  # the first 1,634 documents indexed alone, branching defaults (docs/segment.md)
@@ -112,6 +116,37 @@ def test_reuters_evaluation_documents_alone(engine: Engine, shared_data: Callabl
     result = next(r for r in report.results if r.scorer == "branching")
     assert report.eval_documents == 1634
     assert result.boundary.f1 == pytest.approx(REUTERS_ALONE_BOUNDARY_F1, abs=F1_TOLERANCE), result.boundary.f1
+
+
+def test_manpages_record_and_check_figure(engine: Engine, shared_data: Callable[..., Path]) -> None:
+    """The man pages record of bench/published_segment.py --data manpages: its scored pages, characters and folds
+    are what the data and the seeded split give, branching is tested against each dictionary peer, and the first
+    100 scored pages indexed alone (`alnum`, branching with its defaults) give the `check` figure the same run
+    wrote (the whole run takes half an hour: the peers segment a few thousand characters a second)."""
+    shared_data(MANPAGES)
+    data, _tune, _bench = bench_modules()
+    published = record("whitespace-manpages-boundary-f1")
+    pages = data.manpage_documents()
+    scored = sorted(kfold(list(range(len(pages))), k=3, seed=0)[0].test)
+    spaced = spaced_documents([pages[k] for k in scored], Condition.alnum)
+    assert [d.name for d in spaced] == published["scored_pages"]
+    assert (len(spaced), sum(len(d.text) for d in spaced)) == (published["documents"], published["characters"])
+    assert [len(f.test) for f in kfold(list(range(len(spaced))), k=3, seed=0)] == published["fold_documents"]
+    assert published["parameters"] == DEFAULTS["spaced"].as_dict()
+    tests = published["paired_tests"]
+    assert sorted((t["B"], t["test"]) for t in tests if t["A"] == "branching") == [
+        (peer, test) for peer in ("instant-segment", "symspellpy", "wordninja") for test in ("sign", "wilcoxon")]
+    check = published["check"]
+    by_name = {p.name: p for p in pages}
+    corpus = "published_manpages_check"
+    try:
+        report = run_whitespace(engine, [by_name[name] for name in check["pages"]], corpus,
+                                scorers=[Scorer.branching], replace=True)
+    finally:
+        drop_corpus(engine, corpus)
+    result = next(r for r in report.results if r.scorer == "branching")
+    assert report.characters == check["characters"]
+    assert result.boundary.f1 == pytest.approx(check["boundary_f1"], abs=F1_TOLERANCE), result.boundary.f1
 
 
 def test_tbl_bigram_baseline_figure(shared_data: Callable[..., Path]) -> None:
