@@ -424,9 +424,8 @@ def main() -> None:
         for n in (1, 2, 3):
             db.add_server(f"s{n}", servers[n].url("termx"))
         db.close()
-        passfile = reader_login(coord, Path(tmp))
-        env = {**os.environ, "TERMX_HOME": str(Path(tmp) / "home"), "TERMX_DATABASE_URL": coord,
-               "PGPASSFILE": str(passfile)}
+        os.environ["PGPASSFILE"] = str(reader_login(coord, Path(tmp)))  # this process's terms too
+        env = {**os.environ, "TERMX_HOME": str(Path(tmp) / "home"), "TERMX_DATABASE_URL": coord}
         parts: dict[str, Path] = {}
         for k in (1, 2, 3):
             per = SHARDS // k
