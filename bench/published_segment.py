@@ -40,6 +40,7 @@ from bench_segment import paired
 from tune_segment import PER_DOC, REUTERS_TEST, documents, tune
 
 from termx.evaluation.metrics import PRF, micro_average
+from termx.evaluation.paired import sign_test, wilcoxon
 from termx.evaluation.splits import kfold
 from termx.experiments.whitespace import Condition, ScorerResult, TblSettings, run_whitespace
 from termx.index.ingest import Document
@@ -61,12 +62,16 @@ TUNING = {
                "values from earlier runs, on 300 devtest documents outside the scored ones; TBL: "
                "bench/tune_whitespace_tbl.py --seed 0 on 739 development documents",
 }
-TUNE_COMMAND: dict[str, tuple[list[float], list[str]]] = {
-    "pku": ([0.0], ["kappa_digit=5", "runs=1", "kappa_run=0", "autonomy=0", "passes=1", "pass_weight=1",
-                    "pass_theta=-16", "pass_bigram=0.8"]),
-    "ja": ([0.0], []),
+BEFORE: dict[str, dict[str, float]] = {
+    "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
+            "autonomy": 0.0, "weight": 8.0, "theta": -24.0, "passes": 1, "pass_weight": 1.0, "pass_theta": -16.0,
+            "pass_mix": 1.0, "pass_bigram": 0.8, "pass_pair": 8.0, "suffix": 0.0, "suffix_stems": 100},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 10.0, "kappa_han_kana": 5.0, "kappa_run": 10.0, "runs": 1,
+           "autonomy": 0.0, "weight": 8.0, "theta": -16.0, "passes": 1, "pass_weight": 4.0, "pass_theta": -16.0,
+           "pass_mix": 1.0, "pass_bigram": 0.0, "pass_pair": 0.0, "suffix": 0.0, "suffix_stems": 100},
 }
-"""The tune_segment.py command that chose each script's defaults on seed 0 (docs/segment.md), run per seed."""
+"""The `unspaced` and `kana` defaults of before the one-run coordinate search (2026-12-06 morning: the PKU values
+with eight --fix values from earlier searches), the reference of the paired tests."""
 REASON_TUNED = {
     "pku": "the searched values (λ, θ, β) are chosen per seed on its devtest part, but eight values are fixed where "
            "earlier searches on seed 0's devtest put them, and the features were designed while seed 0's test part "
@@ -86,6 +91,17 @@ REASON = {
 
 def pooled(result: ScorerResult, docs: Sequence[int]) -> dict[str, PRF]:
     return {level: micro_average([result.per_document[k][level] for k in docs]) for level in ("boundary", "word")}
+
+
+def against(a: ScorerResult, b: ScorerResult, docs: Sequence[int]) -> dict[str, object]:
+    """Sign test and Wilcoxon (two-sided, ties dropped) over the pseudo-documents `docs` of a's word F1 against b's;
+    "better" names the side the data favour ("x": a)."""
+    x = [a.per_document[k]["word"].f1 for k in docs]
+    y = [b.per_document[k]["word"].f1 for k in docs]
+    sign, signed_rank = sign_test(x, y), wilcoxon(x, y)
+    return {"documents": len(docs), "a_wins": sum(u > v for u, v in zip(x, y, strict=True)),
+            "b_wins": sum(v > u for u, v in zip(x, y, strict=True)), "favours": sign.favours and
+            {"x": "a", "y": "b"}[sign.favours], "sign_p": sign.p_value, "wilcoxon_p": signed_rank.p_value}
 
 
 def unspaced_run(engine, key: str, options: dict[str, float]) -> ScorerResult:  # type: ignore[no-untyped-def]
@@ -112,25 +128,28 @@ def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[n
     split = (f"test pseudo-documents (of {PER_DOC} lines) of bench/tune_segment.py --data {key} --seed s: "
              f"{', '.join(map(str, sizes))} per seed")
     result = unspaced_run(engine, key, {})
+    before = unspaced_run(engine, key, BEFORE[key])
     scores = [pooled(result, splits[seed][2]) for seed in SEEDS]
+    before_scores = [pooled(before, splits[seed][2])["word"].f1 for seed in SEEDS]
     run.record(f"segment-{key}-word-f1-defaults", title=f"{name}: word F1, branching with the code's defaults, "
                "no dictionary", measure="word F1", seeds=list(SEEDS), per_seed=[s["word"].f1 for s in scores],
                split=split, tuning=TUNING[key], status="development", reason=REASON[key],
                extra={"boundary_f1_per_seed": [s["boundary"].f1 for s in scores], "test_documents": sizes,
-                      "parameters": defaults})
+                      "parameters": defaults, "before": {"parameters": BEFORE[key], "per_seed": before_scores},
+                      "paired_tests_vs_before": [against(result, before, splits[seed][2]) for seed in SEEDS]})
     if not tuned:
         return
-    theta0, fix = TUNE_COMMAND[key]
-    chosen, dev_f1, per_seed, boundary = [], [], [], []
+    chosen, dev_f1, per_seed, boundary, tests = [], [], [], [], []
     for seed in SEEDS:
-        found = tune(engine, key, seed, 300, 0.25, theta0, fix)
+        found = tune(engine, key, seed, 300, 0.25)
         chosen.append(found["chosen"])
         dev_f1.append(found["devtest_f1"])
-        scored = pooled(unspaced_run(engine, key, found["chosen"]), splits[seed][2])
+        tuned_run = unspaced_run(engine, key, found["chosen"])
+        scored = pooled(tuned_run, splits[seed][2])
         per_seed.append(scored["word"].f1)
         boundary.append(scored["boundary"].f1)
-    command = f"bench/tune_segment.py --data {key} --seed s --theta0 {theta0[0]:g}" + "".join(
-        f" --fix {f}" for f in fix)
+        tests.append(against(tuned_run, before, splits[seed][2]))
+    command = f"bench/tune_segment.py --data {key} --seed s"
     same = all(defaults[k] == v for k, v in chosen[0].items())
     run.record(f"segment-{key}-word-f1", title=f"{name}: word F1, branching tuned per seed, no dictionary",
                measure="word F1", seeds=list(SEEDS), per_seed=per_seed, split=split,
@@ -138,11 +157,11 @@ def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[n
                       "values scored on seed s's test part; " + (
                           "seed 0's choice equals the code's defaults" if same else
                           "seed 0's choice differs from the code's defaults") + (
-                          f"; the {len(fix)} --fix values come from earlier searches on seed 0's devtest" if fix
-                          else ""),
+                          ""),
                status="development", reason=REASON_TUNED[key],
                extra={"boundary_f1_per_seed": boundary, "test_documents": sizes, "chosen_per_seed": chosen,
-                      "devtest_f1_per_seed": dev_f1, "seed0_choice_equals_defaults": same})
+                      "devtest_f1_per_seed": dev_f1, "seed0_choice_equals_defaults": same,
+                      "paired_tests_vs_before": tests})
 
 
 def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
