@@ -8,9 +8,10 @@ scores (docs/figures.md prints the same):
   bench/tune_segment.py does) and segmented by `branching`; seed s's figure is the word F1 pooled over the *test*
   pseudo-documents of `tune_segment.py --data KEY --seed s`. Record `segment-KEY-word-f1-defaults`: the code's
   defaults on every seed. With `--tune`, record `segment-KEY-word-f1`: for each seed, the tune_segment.py command
-  that chose the defaults (`TUNE_COMMAND`) is run on that seed's devtest part (`tune_segment.tune`) and its choice is
-  scored on that seed's test part; the record keeps each seed's choice, so a test can check that seed 0's is the
-  code's defaults.
+  that chose the defaults (one coordinate search, no --fix) is run on that seed's devtest part (`tune_segment.tune`)
+  and its choice is scored on that seed's test part; the record keeps each seed's choice, so a test can check that
+  seed 0's is the code's defaults. Each record also keeps the sign test and Wilcoxon (per-pseudo-document word F1,
+  two-sided) of its system against the defaults of before (`BEFORE`) on each seed's test part.
 - reuters: all 19,043 stories de-spaced (`alnum`) and indexed, the first 1,634 by newid scored (as every Reuters
   figure); the test documents are fixed, so the spread is over 3 seeded folds of them (`termx.evaluation.kfold`,
   seed 0). `branching` with its defaults and its TBL corrector with the TBL defaults (figure per fold: boundary and
@@ -22,8 +23,8 @@ Reuters uses the code's defaults, chosen by bench/tune_segment.py and tune_white
 stories; they are not re-tuned per fold (a Reuters search takes hours on the shared machine), which the records say.
 Every figure here is a development figure, with the reason in its record.
 
-Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku --tune   (pku: 1 min + ~20 min with --tune;
-ja: 10 s + ~22 min with --tune; reuters: ~20 min, on 2 loaded cores)
+Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku --tune   (the minutes of each run are in its
+record's `seconds`; reuters: ~20 min, on 2 loaded cores)
 """
 
 from __future__ import annotations
@@ -53,11 +54,11 @@ from termx.wordbreak.model import DEFAULTS
 SEEDS = (0, 1, 2)
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 TUNING = {
-    "pku": "the `unspaced` defaults (termx.wordbreak.model.DEFAULTS): bench/tune_segment.py --data pku --seed 0 "
-           "--theta0 0 with eight --fix values from earlier searches, on seed 0's devtest pseudo-documents; not "
+    "pku": "the `unspaced` defaults (termx.wordbreak.model.DEFAULTS): what one run of bench/tune_segment.py --data pku "
+           "--seed 0 (a coordinate search from scratch, no --fix) printed on seed 0's devtest pseudo-documents; not "
            "re-tuned per seed",
-    "ja": "the `kana` defaults: bench/tune_segment.py --data ja --seed 0 --theta0 0 on seed 0's devtest "
-          "pseudo-documents; not re-tuned per seed",
+    "ja": "the `kana` defaults: what one run of bench/tune_segment.py --data ja --seed 0 (the same search) printed on "
+          "seed 0's devtest pseudo-documents; not re-tuned per seed",
     "reuters": "the `spaced` defaults: bench/tune_segment.py --data reuters --seed 0 --theta0 32 with three --fix "
                "values from earlier runs, on 300 devtest documents outside the scored ones; TBL: "
                "bench/tune_whitespace_tbl.py --seed 0 on 739 development documents",
@@ -73,17 +74,18 @@ BEFORE: dict[str, dict[str, float]] = {
 """The `unspaced` and `kana` defaults of before the one-run coordinate search (2026-12-06 morning: the PKU values
 with eight --fix values from earlier searches), the reference of the paired tests."""
 REASON_TUNED = {
-    "pku": "the searched values (λ, θ, β) are chosen per seed on its devtest part, but eight values are fixed where "
-           "earlier searches on seed 0's devtest put them, and the features were designed while seed 0's test part "
-           "was scored after every change (every PKU pseudo-document is in seed 0's devtest or test part)",
-    "ja": "each seed's values are chosen on its own devtest part by one run of the search, but the features "
-          "(per-class evidence, runs) were designed while seed 0's test part was scored after several changes",
+    "pku": "each seed's values are chosen on its own devtest part by one run of the coordinate search from scratch, "
+           "but the model's features (per-class evidence, runs, passes, the bigram pass, the two-character bonus) "
+           "were designed while seed 0's test part was scored after every change (.713 -> .782)",
+    "ja": "each seed's values are chosen on its own devtest part by one run of the coordinate search from scratch, "
+          "but the features (per-class evidence, runs) were designed while seed 0's test part was scored after "
+          "several changes",
 }
 REASON = {
-    "pku": "seed 0's test part was scored after every change (.713 -> .782) and its devtest part chose the "
-           "defaults, so every PKU pseudo-document has informed them; the defaults are not re-tuned per seed",
-    "ja": "seed 0's test part was scored after several changes (.549 -> .618) and its devtest part chose the "
-          "defaults, so every pseudo-document has informed them; the defaults are not re-tuned per seed",
+    "pku": "the defaults are seed 0's choice, scored on seeds 1 and 2's test parts too, which overlap seed 0's "
+           "devtest part; and the features were designed while seed 0's test part was scored after every change",
+    "ja": "the defaults are seed 0's choice, scored on seeds 1 and 2's test parts too, which overlap seed 0's "
+          "devtest part; and the features were designed while seed 0's test part was scored after several changes",
     "reuters": "the 1,634 scored documents were scored after changes (.901 -> .933); the defaults come from runs "
                "with --fix values; the spread is over folds of one fixed test set, not over tuning seeds",
 }
