@@ -30,10 +30,13 @@ record's `seconds`; reuters: ~20 min, on 2 loaded cores)
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from _data import pku_gold_lines, reuters_documents, ud_japanese_lines
 from _published import Run
@@ -119,7 +122,12 @@ def unspaced_run(engine, key: str, options: dict[str, float]) -> ScorerResult:  
     return next(r for r in report.results if r.scorer == "branching")
 
 
-def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[no-untyped-def]
+def _tune(db: str, key: str, seed: int) -> dict[str, Any]:
+    """tune_segment.tune of one seed, in a worker process."""
+    return tune(get_engine(db), key, seed, 300, 0.25)
+
+
+def unspaced(engine, run: Run, key: str, tuned: bool, workers: int = 1) -> None:  # type: ignore[no-untyped-def]
     """The code's defaults on each seed's test part; with `tuned`, also each seed's own tuning (the command that
     chose the defaults, run on that seed's devtest part) scored on that seed's test part."""
     name = {"pku": "Chinese PKU", "ja": "Japanese UD GSD dev"}[key]
@@ -142,8 +150,11 @@ def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[n
     if not tuned:
         return
     chosen, dev_f1, per_seed, boundary, tests = [], [], [], [], []
-    for seed in SEEDS:
-        found = tune(engine, key, seed, 300, 0.25)
+    # each seed's search in a process of its own (minutes each)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        searched = list(pool.map(_tune, [engine.url.render_as_string(hide_password=False)] * len(SEEDS),
+                              [key] * len(SEEDS), SEEDS))
+    for seed, found in zip(SEEDS, searched, strict=True):
         chosen.append(found["chosen"])
         dev_f1.append(found["devtest_f1"])
         tuned_run = unspaced_run(engine, key, found["chosen"])
@@ -217,13 +228,14 @@ def main() -> None:
     parser.add_argument("--data", choices=["pku", "ja", "reuters"], required=True)
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--tune", action="store_true", help="pku/ja: also tune per seed (minutes per seed)")
+    parser.add_argument("--workers", type=int, default=1, help="--tune: seeds searched at once (processes)")
     args = parser.parse_args()
     run = Run()
     engine = get_engine(args.db)
     if args.data == "reuters":
         reuters(engine, run)
     else:
-        unspaced(engine, run, args.data, args.tune)
+        unspaced(engine, run, args.data, args.tune, args.workers)
 
 
 if __name__ == "__main__":
