@@ -35,6 +35,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -109,10 +110,11 @@ def against(a: ScorerResult, b: ScorerResult, docs: Sequence[int]) -> dict[str, 
             {"x": "a", "y": "b"}[sign.favours], "sign_p": sign.p_value, "wilcoxon_p": signed_rank.p_value}
 
 
-def unspaced_run(engine, key: str, options: dict[str, float]) -> ScorerResult:  # type: ignore[no-untyped-def]
-    """Index the whole de-spaced text and segment every pseudo-document with `branching` and these options."""
+def unspaced_run(engine, key: str, options: dict[str, float], tag: str = "") -> ScorerResult:  # type: ignore[no-untyped-def]
+    """Index the whole de-spaced text (as corpus published_KEY + tag) and segment every pseudo-document with
+    `branching` and these options."""
     lines = pku_gold_lines() if key == "pku" else ud_japanese_lines()
-    corpus = f"published_{key}"
+    corpus = f"published_{key}{tag}"
     try:
         report = run_whitespace(engine, [Document(f"l{n}", line) for n, line in enumerate(lines)], corpus,
                                 unit=Unit.char, condition=Condition.raw, lines_per_doc=PER_DOC,
@@ -122,9 +124,19 @@ def unspaced_run(engine, key: str, options: dict[str, float]) -> ScorerResult:  
     return next(r for r in report.results if r.scorer == "branching")
 
 
-def _tune(db: str, key: str, seed: int) -> dict[str, Any]:
-    """tune_segment.tune of one seed, in a worker process."""
-    return tune(get_engine(db), key, seed, 300, 0.25)
+@dataclass(frozen=True)
+class Scored:
+    """The per-pseudo-document scores of a run (what `pooled` and `against` read), sent back by a worker."""
+
+    per_document: list[dict[str, PRF]]
+
+
+def _tune_and_score(db: str, key: str, seed: int) -> tuple[dict[str, Any], Scored]:
+    """tune_segment.tune of one seed on its devtest part, then its choice run on the whole text (the test part is
+    scored by the caller), in a worker process."""
+    engine = get_engine(db)
+    found = tune(engine, key, seed, 300, 0.25)
+    return found, Scored(unspaced_run(engine, key, found["chosen"], f"_{seed}").per_document)
 
 
 def unspaced(engine, run: Run, key: str, tuned: bool, workers: int = 1) -> None:  # type: ignore[no-untyped-def]
@@ -137,31 +149,31 @@ def unspaced(engine, run: Run, key: str, tuned: bool, workers: int = 1) -> None:
     assert all(not set(splits[s][1]) & set(splits[s][2]) for s in SEEDS)
     split = (f"test pseudo-documents (of {PER_DOC} lines) of bench/tune_segment.py --data {key} --seed s: "
              f"{', '.join(map(str, sizes))} per seed")
-    result = unspaced_run(engine, key, {})
-    before = unspaced_run(engine, key, BEFORE[key])
-    scores = [pooled(result, splits[seed][2]) for seed in SEEDS]
-    before_scores = [pooled(before, splits[seed][2])["word"].f1 for seed in SEEDS]
-    run.record(f"segment-{key}-word-f1-defaults", title=f"{name}: word F1, branching with the code's defaults, "
-               "no dictionary", measure="word F1", seeds=list(SEEDS), per_seed=[s["word"].f1 for s in scores],
-               split=split, tuning=TUNING[key], status="development", reason=REASON[key],
-               extra={"boundary_f1_per_seed": [s["boundary"].f1 for s in scores], "test_documents": sizes,
-                      "parameters": defaults, "before": {"parameters": BEFORE[key], "per_seed": before_scores},
-                      "paired_tests_vs_before": [against(result, before, splits[seed][2]) for seed in SEEDS]})
+    # each seed's search and run in a process of its own (minutes each), the defaults' runs meanwhile here
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        db = engine.url.render_as_string(hide_password=False)
+        futures = [pool.submit(_tune_and_score, db, key, seed) for seed in SEEDS] if tuned else []
+        result = unspaced_run(engine, key, {})
+        before = unspaced_run(engine, key, BEFORE[key], "_before")
+        scores = [pooled(result, splits[seed][2]) for seed in SEEDS]
+        before_scores = [pooled(before, splits[seed][2])["word"].f1 for seed in SEEDS]
+        run.record(f"segment-{key}-word-f1-defaults", title=f"{name}: word F1, branching with the code's defaults, "
+                   "no dictionary", measure="word F1", seeds=list(SEEDS), per_seed=[s["word"].f1 for s in scores],
+                   split=split, tuning=TUNING[key], status="development", reason=REASON[key],
+                   extra={"boundary_f1_per_seed": [s["boundary"].f1 for s in scores], "test_documents": sizes,
+                          "parameters": defaults, "before": {"parameters": BEFORE[key], "per_seed": before_scores},
+                          "paired_tests_vs_before": [against(result, before, splits[seed][2]) for seed in SEEDS]})
+        searched = [f.result() for f in futures]
     if not tuned:
         return
     chosen, dev_f1, per_seed, boundary, tests = [], [], [], [], []
-    # each seed's search in a process of its own (minutes each)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        searched = list(pool.map(_tune, [engine.url.render_as_string(hide_password=False)] * len(SEEDS),
-                              [key] * len(SEEDS), SEEDS))
-    for seed, found in zip(SEEDS, searched, strict=True):
+    for seed, (found, tuned_run) in zip(SEEDS, searched, strict=True):
         chosen.append(found["chosen"])
         dev_f1.append(found["devtest_f1"])
-        tuned_run = unspaced_run(engine, key, found["chosen"])
-        scored = pooled(tuned_run, splits[seed][2])
+        scored = pooled(tuned_run, splits[seed][2])  # type: ignore[arg-type]
         per_seed.append(scored["word"].f1)
         boundary.append(scored["boundary"].f1)
-        tests.append(against(tuned_run, before, splits[seed][2]))
+        tests.append(against(tuned_run, before, splits[seed][2]))  # type: ignore[arg-type]
     command = f"bench/tune_segment.py --data {key} --seed s"
     same = all(defaults[k] == v for k, v in chosen[0].items())
     run.record(f"segment-{key}-word-f1", title=f"{name}: word F1, branching tuned per seed, no dictionary",
