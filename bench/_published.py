@@ -36,6 +36,9 @@ class Run:
         self.started = time.time()
         self.load_start = [round(x, 2) for x in os.getloadavg()]
         self.command = " ".join(["python", *[a if a else "''" for a in sys.argv]])
+        # the code that runs is the code at the start (a record written minutes later must not name a later commit)
+        self.commit = _git("rev-parse", "--short=12", "HEAD")
+        self.uncommitted = bool(_git("status", "--porcelain", "--untracked-files=no"))
 
     def record(self, name: str, *, title: str, measure: str, seeds: Sequence[int | str],
                per_seed: Sequence[float], split: str, tuning: str, status: str, reason: str = "",
@@ -56,8 +59,7 @@ class Run:
             "seeds": list(seeds), "per_seed": values, "split": split, "tuning": tuning,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.started)),
             "seconds": round(time.time() - self.started, 1),
-            "commit": _git("rev-parse", "--short=12", "HEAD"),
-            "uncommitted": bool(_git("status", "--porcelain", "--untracked-files=no")),
+            "commit": self.commit, "uncommitted": self.uncommitted,
             "cpus": os.cpu_count(), "load_start": self.load_start,
             "load_end": [round(x, 2) for x in os.getloadavg()],
             "command": self.command, **(dict(extra) if extra else {}),
