@@ -8,8 +8,8 @@
 - Chinese, SIGHAN 2005 PKU test: the gold file de-spaced and indexed alone (unit char, raw, 10 lines per
   pseudo-document), word F1 as the bakeoff scorer counts, with the code's defaults, with the parameters
   bench/tune_segment.py printed for `--data pku --seed 0` (`TUNED`, chosen on the devtest pseudo-documents)
-  and with the previous default (`PREVIOUS`: PKU's values before the passes' two-character bonus, Japanese's
-  before per-class evidence and runs, on this code); every
+  and with the previous default (`PREVIOUS`: PKU's and Japanese's values before the one search from scratch of
+  2026-12-06, on this code); every
   figure is pooled over the *test* pseudo-documents of that split only.
 - Japanese, UD GSD dev: the same (tune_segment.py `--data ja`) with the treebank's tokens as gold.
 - Speed: characters/s of segmenting corpus text (class-tree path) and new text (suffix-array path), next to the
