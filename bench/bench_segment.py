@@ -8,8 +8,8 @@
 - Chinese, SIGHAN 2005 PKU test: the gold file de-spaced and indexed alone (unit char, raw, 10 lines per
   pseudo-document), word F1 as the bakeoff scorer counts, with the code's defaults, with the parameters
   bench/tune_segment.py printed for `--data pku --seed 0` (`TUNED`, chosen on the devtest pseudo-documents)
-  and with the previous default (`PREVIOUS`: PKU's values before the passes' two-character bonus, Japanese's
-  before per-class evidence and runs, on this code); every
+  and with the previous default (`PREVIOUS`: PKU's and Japanese's values before the one search from scratch of
+  2026-12-06, on this code); every
   figure is pooled over the *test* pseudo-documents of that split only.
 - Japanese, UD GSD dev: the same (tune_segment.py `--data ja`) with the treebank's tokens as gold.
 - Speed: characters/s of segmenting corpus text (class-tree path) and new text (suffix-array path), next to the
@@ -46,28 +46,26 @@ from termx.wordbreak import Scorer, Segmenter
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 EVAL_DOCS = 1634
-TUNED = {  # exactly what `bench/tune_segment.py --data KEY --seed 0 --theta0 0` printed (devtest, never test; pku
-    # with `--fix kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1
-    # --fix pass_theta=-16 --fix pass_bigram=0.8`)
-    "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
-            "autonomy": 0.0, "weight": 8.0, "theta": -24.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
-            "pass_theta": -16.0, "pass_mix": 1.0, "pass_pair": 8.0},
-    "ja": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 10.0, "kappa_han_kana": 5.0, "kappa_run": 10.0, "runs": 1,
-           "autonomy": 0.0, "weight": 8.0, "theta": -16.0, "passes": 1, "pass_weight": 4.0, "pass_theta": -16.0,
-           "pass_mix": 1.0},
+TUNED = {  # exactly what one run of `bench/tune_segment.py --data KEY --seed 0` printed (devtest, never test)
+    "pku": {"kappa": 20.0, "kappa_digit": 0.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1, "theta0": 0.0,
+            "weight": 8.0, "theta": -28.0, "autonomy": 0.0, "passes": 1, "pass_weight": 2.0, "pass_theta": -24.0,
+            "pass_mix": 1.0, "pass_bigram": 0.95, "pass_pair": 12.0, "suffix": 0.0, "suffix_stems": 100},
+    "ja": {"kappa": 20.0, "kappa_digit": 10.0, "kappa_han_kana": 0.0, "kappa_run": 10.0, "runs": 1, "theta0": 8.0,
+           "weight": 12.0, "theta": -20.0, "autonomy": 0.0, "passes": 1, "pass_weight": 2.0, "pass_theta": -24.0,
+           "pass_mix": 0.5, "pass_bigram": 0.95, "pass_pair": 12.0, "suffix": 0.0, "suffix_stems": 100},
 }
 CLASS_RULE_BEFORE = {"kappa_digit": 10.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 0}
 """κ at every change of class, −κ inside digits, no runs (what the per-class parameters reduce to)."""
-PREVIOUS = {  # the defaults before this round, as tune_segment.py printed them then (Reuters: before bound suffixes;
-    # pku: before the two-character bonus; ja: before per-class evidence and runs, i.e. κ_d = κ_hk = κ, κ_r = 0,
-    # no runs)
+PREVIOUS = {  # the defaults before this round (Reuters: before bound suffixes; pku: the eight --fix values of
+    # before the one search from scratch; ja: before the one search from scratch)
     "reuters": {"theta0": 32.0, "kappa": 10.0, "autonomy": 0.0, "weight": 4.0, "theta": 0.0, "passes": 1,
                 "pass_weight": 2.0, "pass_theta": -8.0, "pass_mix": 1.0, "suffix": 0.0},
     "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
-            "autonomy": 0.0, "weight": 12.0, "theta": -20.0, "passes": 1, "pass_bigram": 0.8, "pass_weight": 1.0,
-            "pass_theta": -16.0, "pass_mix": 1.0, "pass_pair": 0.0},
-    "ja": {"theta0": 0.0, "kappa": 10.0, **CLASS_RULE_BEFORE, "autonomy": 0.0, "weight": 6.0, "theta": -12.0,
-           "passes": 2, "pass_weight": 2.0, "pass_theta": -8.0, "pass_mix": 1.0},
+            "autonomy": 0.0, "weight": 8.0, "theta": -24.0, "passes": 1, "pass_weight": 1.0, "pass_theta": -16.0,
+            "pass_mix": 1.0, "pass_bigram": 0.8, "pass_pair": 8.0},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 10.0, "kappa_han_kana": 5.0, "kappa_run": 10.0, "runs": 1,
+           "autonomy": 0.0, "weight": 8.0, "theta": -16.0, "passes": 1, "pass_weight": 4.0, "pass_theta": -16.0,
+           "pass_mix": 1.0},
 }
 SCORERS = [Scorer.branching, Scorer.adaptation, Scorer.poisson, Scorer.freq]
 

@@ -8,9 +8,10 @@ scores (docs/figures.md prints the same):
   bench/tune_segment.py does) and segmented by `branching`; seed s's figure is the word F1 pooled over the *test*
   pseudo-documents of `tune_segment.py --data KEY --seed s`. Record `segment-KEY-word-f1-defaults`: the code's
   defaults on every seed. With `--tune`, record `segment-KEY-word-f1`: for each seed, the tune_segment.py command
-  that chose the defaults (`TUNE_COMMAND`) is run on that seed's devtest part (`tune_segment.tune`) and its choice is
-  scored on that seed's test part; the record keeps each seed's choice, so a test can check that seed 0's is the
-  code's defaults.
+  that chose the defaults (one coordinate search, no --fix) is run on that seed's devtest part (`tune_segment.tune`)
+  and its choice is scored on that seed's test part; the record keeps each seed's choice, so a test can check that
+  seed 0's is the code's defaults. Each record also keeps the sign test and Wilcoxon (per-pseudo-document word F1,
+  two-sided) of its system against the defaults of before (`BEFORE`) on each seed's test part.
 - reuters: all 19,043 stories de-spaced (`alnum`) and indexed, the first 1,634 by newid scored (as every Reuters
   figure); the test documents are fixed, so the spread is over 3 seeded folds of them (`termx.evaluation.kfold`,
   seed 0). One run of the experiment (one index, one stored run): `branching` with its defaults and its TBL corrector
@@ -32,19 +33,22 @@ stories; they are not re-tuned per fold (a Reuters search takes hours on the sha
 Every termx figure here is a development figure, with the reason in its record; the dictionary peers' man-pages
 figures follow the protocol (they choose no parameter, and the pages are scored once).
 
-Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku --tune   (pku: 1 min + ~20 min with --tune;
-ja: 10 s + ~22 min with --tune; reuters: ~20 min; manpages: ~14 min, most of it symspellpy and wordninja; on 2 loaded
-cores)
+Run: nice -n 10 .venv/bin/python bench/published_segment.py --data pku --tune   (the minutes of each run are in its
+record's `seconds`; reuters: ~20 min; manpages: ~14 min, most of it symspellpy and wordninja; on 2 loaded cores)
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from _data import manpage_documents, pku_gold_lines, reuters_documents, ud_japanese_lines
 from _published import Run
@@ -53,6 +57,7 @@ from bench_segment import paired
 from tune_segment import PER_DOC, REUTERS_TEST, documents, tune
 
 from termx.evaluation.metrics import PRF, micro_average
+from termx.evaluation.paired import sign_test, wilcoxon
 from termx.evaluation.splits import kfold
 from termx.experiments.whitespace import (
     Condition,
@@ -73,33 +78,38 @@ from termx.wordbreak.model import DEFAULTS
 SEEDS = (0, 1, 2)
 DEFAULT_DB = "postgresql://postgres@127.0.0.1:5432/test"
 TUNING = {
-    "pku": "the `unspaced` defaults (termx.wordbreak.model.DEFAULTS): bench/tune_segment.py --data pku --seed 0 "
-           "--theta0 0 with eight --fix values from earlier searches, on seed 0's devtest pseudo-documents; not "
+    "pku": "the `unspaced` defaults (termx.wordbreak.model.DEFAULTS): what one run of bench/tune_segment.py --data pku "
+           "--seed 0 (a coordinate search from scratch, no --fix) printed on seed 0's devtest pseudo-documents; not "
            "re-tuned per seed",
-    "ja": "the `kana` defaults: bench/tune_segment.py --data ja --seed 0 --theta0 0 on seed 0's devtest "
-          "pseudo-documents; not re-tuned per seed",
+    "ja": "the `kana` defaults: what one run of bench/tune_segment.py --data ja --seed 0 (the same search) printed on "
+          "seed 0's devtest pseudo-documents; not re-tuned per seed",
     "reuters": "the `spaced` defaults: bench/tune_segment.py --data reuters --seed 0 --theta0 32 with three --fix "
                "values from earlier runs, on 300 devtest documents outside the scored ones; TBL: "
                "bench/tune_whitespace_tbl.py --seed 0 on 739 development documents",
 }
-TUNE_COMMAND: dict[str, tuple[list[float], list[str]]] = {
-    "pku": ([0.0], ["kappa_digit=5", "runs=1", "kappa_run=0", "autonomy=0", "passes=1", "pass_weight=1",
-                    "pass_theta=-16", "pass_bigram=0.8"]),
-    "ja": ([0.0], []),
+BEFORE: dict[str, dict[str, float]] = {
+    "pku": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 5.0, "kappa_han_kana": 10.0, "kappa_run": 0.0, "runs": 1,
+            "autonomy": 0.0, "weight": 8.0, "theta": -24.0, "passes": 1, "pass_weight": 1.0, "pass_theta": -16.0,
+            "pass_mix": 1.0, "pass_bigram": 0.8, "pass_pair": 8.0, "suffix": 0.0, "suffix_stems": 100},
+    "ja": {"theta0": 0.0, "kappa": 10.0, "kappa_digit": 10.0, "kappa_han_kana": 5.0, "kappa_run": 10.0, "runs": 1,
+           "autonomy": 0.0, "weight": 8.0, "theta": -16.0, "passes": 1, "pass_weight": 4.0, "pass_theta": -16.0,
+           "pass_mix": 1.0, "pass_bigram": 0.0, "pass_pair": 0.0, "suffix": 0.0, "suffix_stems": 100},
 }
-"""The tune_segment.py command that chose each script's defaults on seed 0 (docs/segment.md), run per seed."""
+"""The `unspaced` and `kana` defaults of before the one-run coordinate search (2026-12-06 morning: the PKU values
+with eight --fix values from earlier searches), the reference of the paired tests."""
 REASON_TUNED = {
-    "pku": "the searched values (λ, θ, β) are chosen per seed on its devtest part, but eight values are fixed where "
-           "earlier searches on seed 0's devtest put them, and the features were designed while seed 0's test part "
-           "was scored after every change (every PKU pseudo-document is in seed 0's devtest or test part)",
-    "ja": "each seed's values are chosen on its own devtest part by one run of the search, but the features "
-          "(per-class evidence, runs) were designed while seed 0's test part was scored after several changes",
+    "pku": "each seed's values are chosen on its own devtest part by one run of the coordinate search from scratch, "
+           "but the model's features (per-class evidence, runs, passes, the bigram pass, the two-character bonus) "
+           "were designed while seed 0's test part was scored after every change (.713 -> .782)",
+    "ja": "each seed's values are chosen on its own devtest part by one run of the coordinate search from scratch, "
+          "but the features (per-class evidence, runs) were designed while seed 0's test part was scored after "
+          "several changes",
 }
 REASON = {
-    "pku": "seed 0's test part was scored after every change (.713 -> .782) and its devtest part chose the "
-           "defaults, so every PKU pseudo-document has informed them; the defaults are not re-tuned per seed",
-    "ja": "seed 0's test part was scored after several changes (.549 -> .618) and its devtest part chose the "
-          "defaults, so every pseudo-document has informed them; the defaults are not re-tuned per seed",
+    "pku": "the defaults are seed 0's choice, scored on seeds 1 and 2's test parts too, which overlap seed 0's "
+           "devtest part; and the features were designed while seed 0's test part was scored after every change",
+    "ja": "the defaults are seed 0's choice, scored on seeds 1 and 2's test parts too, which overlap seed 0's "
+          "devtest part; and the features were designed while seed 0's test part was scored after several changes",
     "reuters": "the 1,634 scored documents were scored after changes (.901 -> .933); the defaults come from runs "
                "with --fix values; the spread is over folds of one fixed test set, not over tuning seeds",
 }
@@ -109,10 +119,22 @@ def pooled(result: ScorerResult, docs: Sequence[int]) -> dict[str, PRF]:
     return {level: micro_average([result.per_document[k][level] for k in docs]) for level in ("boundary", "word")}
 
 
-def unspaced_run(engine, key: str, options: dict[str, float]) -> ScorerResult:  # type: ignore[no-untyped-def]
-    """Index the whole de-spaced text and segment every pseudo-document with `branching` and these options."""
+def against(a: ScorerResult, b: ScorerResult, docs: Sequence[int]) -> dict[str, object]:
+    """Sign test and Wilcoxon (two-sided, ties dropped) over the pseudo-documents `docs` of a's word F1 against b's;
+    "better" names the side the data favour ("x": a)."""
+    x = [a.per_document[k]["word"].f1 for k in docs]
+    y = [b.per_document[k]["word"].f1 for k in docs]
+    sign, signed_rank = sign_test(x, y), wilcoxon(x, y)
+    return {"documents": len(docs), "a_wins": sum(u > v for u, v in zip(x, y, strict=True)),
+            "b_wins": sum(v > u for u, v in zip(x, y, strict=True)), "favours": sign.favours and
+            {"x": "a", "y": "b"}[sign.favours], "sign_p": sign.p_value, "wilcoxon_p": signed_rank.p_value}
+
+
+def unspaced_run(engine, key: str, options: dict[str, float], tag: str = "") -> ScorerResult:  # type: ignore[no-untyped-def]
+    """Index the whole de-spaced text (as corpus published_KEY + tag) and segment every pseudo-document with
+    `branching` and these options."""
     lines = pku_gold_lines() if key == "pku" else ud_japanese_lines()
-    corpus = f"published_{key}"
+    corpus = f"published_{key}{tag}"
     try:
         report = run_whitespace(engine, [Document(f"l{n}", line) for n, line in enumerate(lines)], corpus,
                                 unit=Unit.char, condition=Condition.raw, lines_per_doc=PER_DOC,
@@ -122,7 +144,22 @@ def unspaced_run(engine, key: str, options: dict[str, float]) -> ScorerResult:  
     return next(r for r in report.results if r.scorer == "branching")
 
 
-def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[no-untyped-def]
+@dataclass(frozen=True)
+class Scored:
+    """The per-pseudo-document scores of a run (what `pooled` and `against` read), sent back by a worker."""
+
+    per_document: list[dict[str, PRF]]
+
+
+def _tune_and_score(db: str, key: str, seed: int) -> tuple[dict[str, Any], Scored]:
+    """tune_segment.tune of one seed on its devtest part, then its choice run on the whole text (the test part is
+    scored by the caller), in a worker process."""
+    engine = get_engine(db)
+    found = tune(engine, key, seed, 300, 0.25)
+    return found, Scored(unspaced_run(engine, key, found["chosen"], f"_{seed}").per_document)
+
+
+def unspaced(engine, run: Run, key: str, tuned: bool, workers: int = 1) -> None:  # type: ignore[no-untyped-def]
     """The code's defaults on each seed's test part; with `tuned`, also each seed's own tuning (the command that
     chose the defaults, run on that seed's devtest part) scored on that seed's test part."""
     name = {"pku": "Chinese PKU", "ja": "Japanese UD GSD dev"}[key]
@@ -132,26 +169,32 @@ def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[n
     assert all(not set(splits[s][1]) & set(splits[s][2]) for s in SEEDS)
     split = (f"test pseudo-documents (of {PER_DOC} lines) of bench/tune_segment.py --data {key} --seed s: "
              f"{', '.join(map(str, sizes))} per seed")
-    result = unspaced_run(engine, key, {})
-    scores = [pooled(result, splits[seed][2]) for seed in SEEDS]
-    run.record(f"segment-{key}-word-f1-defaults", title=f"{name}: word F1, branching with the code's defaults, "
-               "no dictionary", measure="word F1", seeds=list(SEEDS), per_seed=[s["word"].f1 for s in scores],
-               split=split, tuning=TUNING[key], status="development", reason=REASON[key],
-               extra={"boundary_f1_per_seed": [s["boundary"].f1 for s in scores], "test_documents": sizes,
-                      "parameters": defaults})
+    # each seed's search and run in a process of its own (minutes each), the defaults' runs meanwhile here
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        db = engine.url.render_as_string(hide_password=False)
+        futures = [pool.submit(_tune_and_score, db, key, seed) for seed in SEEDS] if tuned else []
+        result = unspaced_run(engine, key, {})
+        before = unspaced_run(engine, key, BEFORE[key], "_before")
+        scores = [pooled(result, splits[seed][2]) for seed in SEEDS]
+        before_scores = [pooled(before, splits[seed][2])["word"].f1 for seed in SEEDS]
+        run.record(f"segment-{key}-word-f1-defaults", title=f"{name}: word F1, branching with the code's defaults, "
+                   "no dictionary", measure="word F1", seeds=list(SEEDS), per_seed=[s["word"].f1 for s in scores],
+                   split=split, tuning=TUNING[key], status="development", reason=REASON[key],
+                   extra={"boundary_f1_per_seed": [s["boundary"].f1 for s in scores], "test_documents": sizes,
+                          "parameters": defaults, "before": {"parameters": BEFORE[key], "per_seed": before_scores},
+                          "paired_tests_vs_before": [against(result, before, splits[seed][2]) for seed in SEEDS]})
+        searched = [f.result() for f in futures]
     if not tuned:
         return
-    theta0, fix = TUNE_COMMAND[key]
-    chosen, dev_f1, per_seed, boundary = [], [], [], []
-    for seed in SEEDS:
-        found = tune(engine, key, seed, 300, 0.25, theta0, fix)
+    chosen, dev_f1, per_seed, boundary, tests = [], [], [], [], []
+    for seed, (found, tuned_run) in zip(SEEDS, searched, strict=True):
         chosen.append(found["chosen"])
         dev_f1.append(found["devtest_f1"])
-        scored = pooled(unspaced_run(engine, key, found["chosen"]), splits[seed][2])
+        scored = pooled(tuned_run, splits[seed][2])  # type: ignore[arg-type]
         per_seed.append(scored["word"].f1)
         boundary.append(scored["boundary"].f1)
-    command = f"bench/tune_segment.py --data {key} --seed s --theta0 {theta0[0]:g}" + "".join(
-        f" --fix {f}" for f in fix)
+        tests.append(against(tuned_run, before, splits[seed][2]))  # type: ignore[arg-type]
+    command = f"bench/tune_segment.py --data {key} --seed s"
     same = all(defaults[k] == v for k, v in chosen[0].items())
     run.record(f"segment-{key}-word-f1", title=f"{name}: word F1, branching tuned per seed, no dictionary",
                measure="word F1", seeds=list(SEEDS), per_seed=per_seed, split=split,
@@ -159,11 +202,11 @@ def unspaced(engine, run: Run, key: str, tuned: bool) -> None:  # type: ignore[n
                       "values scored on seed s's test part; " + (
                           "seed 0's choice equals the code's defaults" if same else
                           "seed 0's choice differs from the code's defaults") + (
-                          f"; the {len(fix)} --fix values come from earlier searches on seed 0's devtest" if fix
-                          else ""),
+                          ""),
                status="development", reason=REASON_TUNED[key],
                extra={"boundary_f1_per_seed": boundary, "test_documents": sizes, "chosen_per_seed": chosen,
-                      "devtest_f1_per_seed": dev_f1, "seed0_choice_equals_defaults": same})
+                      "devtest_f1_per_seed": dev_f1, "seed0_choice_equals_defaults": same,
+                      "paired_tests_vs_before": tests})
 
 
 def reuters(engine, run: Run) -> None:  # type: ignore[no-untyped-def]
@@ -310,6 +353,7 @@ def main() -> None:
     parser.add_argument("--data", choices=["pku", "ja", "reuters", "manpages"], required=True)
     parser.add_argument("--db", default=os.environ.get("TERMX_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--tune", action="store_true", help="pku/ja: also tune per seed (minutes per seed)")
+    parser.add_argument("--workers", type=int, default=1, help="--tune: seeds searched at once (processes)")
     args = parser.parse_args()
     run = Run()
     engine = get_engine(args.db)
@@ -318,7 +362,7 @@ def main() -> None:
     elif args.data == "manpages":
         manpages(engine, run)
     else:
-        unspaced(engine, run, args.data, args.tune)
+        unspaced(engine, run, args.data, args.tune, args.workers)
 
 
 if __name__ == "__main__":

@@ -113,20 +113,18 @@ DEFAULTS: dict[str, BranchingParams] = {
     # with one re-estimation pass alone, .9037 without).
     "spaced": BranchingParams(weight=4.0, theta=0.0, passes=1, pass_weight=2.0, pass_theta=-8.0, pass_mix=1.0,
                               suffix=0.15, suffix_stems=100),
-    # Unspaced scripts (mostly Han/Kana/Hangul): what `bench/tune_segment.py --data pku --seed 0 --theta0 0 --fix
-    # kappa_digit=5 --fix runs=1 --fix kappa_run=0 --fix autonomy=0 --fix passes=1 --fix pass_weight=1 --fix
-    # pass_theta=-16 --fix pass_bigram=0.8` printed (devtest word F1 .7830 on 49 PKU pseudo-documents with the
-    # passes' two-character bonus β 8; .7495 without it; the other values fixed where earlier searches chose them;
-    # κ_hk not searched: PKU has no Kana).
-    "unspaced": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=5.0, kappa_han_kana=10.0, kappa_run=0.0,
-                                runs=1, autonomy=0.0, weight=8.0, theta=-24.0, passes=1, pass_weight=1.0,
-                                pass_theta=-16.0, pass_mix=1.0, pass_bigram=0.8, pass_pair=8.0),
-    # Unspaced text with Kana (Japanese): what `bench/tune_segment.py --data ja --seed 0 --theta0 0` printed
-    # (devtest word F1 .6061 on 13 UD GSD pseudo-documents with per-class evidence, runs and one pass; .5498 with
-    # the class rule of before, two passes; ν searched, 0 won).
-    "kana": BranchingParams(theta0=0.0, kappa=10.0, kappa_digit=10.0, kappa_han_kana=5.0, kappa_run=10.0, runs=1,
-                            autonomy=0.0, weight=8.0, theta=-16.0, passes=1, pass_weight=4.0, pass_theta=-16.0,
-                            pass_mix=1.0),
+    # Unspaced scripts (mostly Han/Kana/Hangul): what one run of `bench/tune_segment.py --data pku --seed 0` printed
+    # (a coordinate search from scratch over every value, no --fix; devtest word F1 0.7885 on 49 PKU
+    # pseudo-documents, where the defaults of before gave .7830; κ_hk not searched: PKU has no Kana).
+    "unspaced": BranchingParams(theta0=0.0, kappa=20.0, kappa_digit=0.0, kappa_han_kana=10.0, kappa_run=0.0, runs=1,
+                                autonomy=0.0, weight=8.0, theta=-28.0, passes=1, pass_weight=2.0, pass_theta=-24.0,
+                                pass_mix=1.0, pass_bigram=0.95, pass_pair=12.0, suffix=0.0, suffix_stems=100),
+    # Unspaced text with Kana (Japanese): what one run of `bench/tune_segment.py --data ja --seed 0` printed (a
+    # coordinate search from scratch over every value, no --fix; devtest word F1 .6448 on 13 UD GSD pseudo-documents,
+    # where the defaults of before gave .6061).
+    "kana": BranchingParams(theta0=8.0, kappa=20.0, kappa_digit=10.0, kappa_han_kana=0.0, kappa_run=10.0, runs=1,
+                            autonomy=0.0, weight=12.0, theta=-20.0, passes=1, pass_weight=2.0, pass_theta=-24.0,
+                            pass_mix=0.5, pass_bigram=0.95, pass_pair=12.0, suffix=0.0, suffix_stems=100),
 }
 """Default branching parameters per kind of script, the one place they are kept."""
 
