@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import random
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,31 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 def data_dir() -> Path:
     """The shared data folder (the one holding en/, ja/, zh/ and PROVENANCE.md)."""
     return Path(os.environ.get("TERMX_DATA") or REPOSITORY.parent / "shared" / "data")
+
+
+def random_patterns(docs: list[Document], count: int, seed: int = 7) -> list[str]:
+    """Random substrings of 2-12 characters at random positions of random documents (the look-up benches' queries)."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < count:
+        text = rng.choice(docs).text
+        length = rng.randint(2, 12)
+        if len(text) > length:
+            at = rng.randrange(len(text) - length)
+            out.append(text[at: at + length])
+    return out
+
+
+def word_pair_counts(docs: Iterable[Any]) -> tuple[Counter[str], Counter[tuple[str, str]]]:
+    """Word and adjacent-pair counts of spaced documents' lines (each a list of words): the lists instant-segment
+    is given by the peers' benches."""
+    words: Counter[str] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
+    for d in docs:
+        for line in d.lines:
+            words.update(line)
+            pairs.update(zip(line, line[1:], strict=False))
+    return words, pairs
 
 
 def reuters_documents() -> list[Document]:

@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from _data import NEWTEXT_CORPUS, data_dir, newtext_split
+from _data import NEWTEXT_CORPUS, data_dir, newtext_split, word_pair_counts
 from tune_segment import REUTERS_TEST, documents
 from tune_word_model import corpus_texts
 
@@ -198,7 +198,6 @@ def timed(segment: Callable[[list[str]], list[list[str]]], texts: list[str], rep
 def newtext_systems(corpus: Sequence[SpacedDocument]) -> dict[str, Callable[[list[str]], list[list[str]]]]:
     """termx `words` and the installed peers, each built from the 15,000 corpus stories (wordninja: its own list)."""
     import re
-    from collections import Counter
 
     from termx.wordbreak.word_model import WordModel, count_words
 
@@ -212,12 +211,7 @@ def newtext_systems(corpus: Sequence[SpacedDocument]) -> dict[str, Callable[[lis
         import instant_segment
 
         ascii_word = re.compile(r"[a-z]+")
-        uni: Counter[str] = Counter()
-        bi: Counter[tuple[str, str]] = Counter()
-        for d in corpus:
-            for line in d.lines:
-                uni.update(line)
-                bi.update(zip(line, line[1:], strict=False))
+        uni, bi = word_pair_counts(corpus)
         seg = instant_segment.Segmenter(
             iter((w, float(c)) for w, c in uni.items() if ascii_word.fullmatch(w)),
             iter((b, float(c)) for b, c in bi.items() if c > 1 and all(ascii_word.fullmatch(x) for x in b)))

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import secrets
 import subprocess
@@ -48,7 +47,7 @@ import psycopg.sql
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _data import reuters_documents  # noqa: E402
+from _data import random_patterns, reuters_documents  # noqa: E402
 from pgcluster import TestServer, pg_servers  # noqa: E402
 
 from termx.database import Database  # noqa: E402
@@ -159,19 +158,6 @@ def drop(corpus: str, env: dict[str, str]) -> None:
 
 
 # --- look-ups -----------------------------------------------------------------------------------------------------
-
-def patterns(docs: list[Document], count: int, seed: int = 7) -> list[str]:
-    """Random substrings of 2-12 characters at random positions of random documents."""
-    rng = random.Random(seed)
-    out: list[str] = []
-    while len(out) < count:
-        text = rng.choice(docs).text
-        length = rng.randint(2, 12)
-        if len(text) > length:
-            at = rng.randrange(len(text) - length)
-            out.append(text[at: at + length])
-    return out
-
 
 def pct(ms: list[float]) -> dict[str, float]:
     arr = np.array(ms)
@@ -450,8 +436,9 @@ def main() -> None:
             print(f"built {corpus}: {builds[corpus]}", flush=True)
         record["builds"] = builds
         if args.probe_only:
-            record["probe_statement"] = probe_cost(coord, ["local", "srv1"], patterns(docs, args.patterns))
-            record["cpu_per_lookup"] = cpu_split(coord, ["local", "srv1"], patterns(docs, args.patterns), servers[1])
+            pats = random_patterns(docs, args.patterns)
+            record["probe_statement"] = probe_cost(coord, ["local", "srv1"], pats)
+            record["cpu_per_lookup"] = cpu_split(coord, ["local", "srv1"], pats, servers[1])
             print(json.dumps({k: record[k] for k in ("probe_statement", "cpu_per_lookup")}, indent=1))
             record["load_end"] = [round(x, 2) for x in os.getloadavg()]
             RESULTS.mkdir(exist_ok=True)
@@ -476,7 +463,7 @@ def main() -> None:
         record["load_rate"] = loads
 
         corpora = ["local", "srv1", "srv2", "srv3"]
-        pats = patterns(docs, args.patterns)
+        pats = random_patterns(docs, args.patterns)
         lookups: dict[str, Any] = {}
         with phase(lookups, named):
             times = timed_turns(coord, corpora, pats)

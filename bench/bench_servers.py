@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import psycopg
+from _data import random_patterns
 from bench_index import load_documents
 from psycopg import sql
 
@@ -52,19 +52,6 @@ def database(server_url: str, suffix: str) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def patterns(docs: list[Document], count: int, seed: int = 7) -> list[str]:
-    """Random substrings of 2-12 characters at random positions of random documents."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        text = rng.choice(docs).text
-        length = rng.randint(2, 12)
-        if len(text) > length:
-            at = rng.randrange(len(text) - length)
-            out.append(text[at: at + length])
-    return out
 
 
 def build(url: str, name: str, halves: list[list[list[Document]]], servers: list[str | None]) -> float:
@@ -112,7 +99,7 @@ def main() -> None:
             add_server(engine, name, url)
         seconds = {"local": build(coord, "local", halves, [None, None]),
                    "foreign": build(coord, "foreign", halves, ["s0", "s1"])}
-        pats = patterns(docs, args.patterns)
+        pats = random_patterns(docs, args.patterns)
         times = timed_stats(coord, ["local", "foreign"], pats)
         engine.dispose()
     summary = {"mb": round(size / 1e6, 3), "shards": len(groups), "patterns": len(pats),

@@ -31,7 +31,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -196,12 +195,9 @@ def new_text(db: str, heldout: str, incorpus: str) -> dict[str, Any]:
     except ImportError:
         out["instant-segment"] = "not installed (pip install instant-segment)"
         return out
-    unigrams: Counter[str] = Counter()
-    bigrams: Counter[tuple[str, str]] = Counter()
-    for d in context:
-        for line in d.lines:
-            unigrams.update(line)
-            bigrams.update(zip(line, line[1:], strict=False))
+    from _data import word_pair_counts
+
+    unigrams, bigrams = word_pair_counts(context)
     seg = instant_segment.Segmenter(iter((w, float(c)) for w, c in unigrams.items()),
                                     iter((b, float(c)) for b, c in bigrams.items() if c > 1))
     search = instant_segment.Search()

@@ -50,6 +50,7 @@ import sqlalchemy as sa
 from psycopg import sql
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import random_patterns  # noqa: E402
 from bench_index import load_documents  # noqa: E402
 
 from termx.index.build import build_shard  # noqa: E402
@@ -511,14 +512,7 @@ def stats_compare(db: str, docs: list, queries: int, partitions: int = 0) -> dic
                     for k in (1, 16)}
             inner = stats_compare(db, docs, queries)
         return out | {f"{k}_with_{partitions}_partitions": v for k, v in inner.items()}
-    rng = random.Random(1)
-    patterns: list[str] = []
-    while len(patterns) < queries:
-        text = rng.choice(docs).text
-        n = rng.randint(2, 12)
-        if len(text) > n:
-            at = rng.randrange(len(text) - n)
-            patterns.append(text[at: at + n])
+    patterns = random_patterns(docs, queries, seed=1)
     runs = [(f"bench_shards_{k}", use) for use in (True, False) for k in (1, 16)]
     stats_latency(db, runs, patterns)  # read both corpora's pages into the server's cache first
     (one, many, one_off, many_off) = stats_latency(db, runs, patterns)

@@ -251,14 +251,22 @@ def _insert(keys, table):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(cache=True)
-def _find(table, fp):  # type: ignore[no-untyped-def]
+def find_slot(table, fp):  # type: ignore[no-untyped-def]
+    """The slot of key `fp` in an open-addressing table (_hash_table), else −1."""
     mask = np.uint64(len(table) - 1)
     s = _slot(fp, mask)
     while table[s, 0] != 0:
         if table[s, 0] == fp:
-            return np.int64(table[s, 1])
+            return s
         s = (s + 1) & (len(table) - 1)
     return -1
+
+
+@nb.njit(cache=True)
+def _find(table, fp):  # type: ignore[no-untyped-def]
+    """The value stored with key `fp` (column 1 of its slot), else −1."""
+    s = find_slot(table, fp)
+    return np.int64(-1) if s < 0 else np.int64(table[s, 1])
 
 
 @nb.njit(cache=True)

@@ -18,22 +18,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.wordbreak.ngram_tables import _SEED, _fingerprint, _slot
+from termx.wordbreak.ngram_tables import _SEED, _fingerprint, find_slot
 
 _ASCII = 128
 """Suffixes of one or two ASCII characters are looked up in a dense table (`short`) instead of the hash table."""
-
-
-@nb.njit(cache=True)
-def find_slot(table, fp):  # type: ignore[no-untyped-def]
-    """The slot of key `fp` in an open-addressing table (termx.wordbreak.ngram_tables._hash_table), else −1."""
-    mask = np.uint64(len(table) - 1)
-    s = _slot(fp, mask)
-    while table[s, 0] != 0:
-        if table[s, 0] == fp:
-            return s
-        s = (s + 1) & (len(table) - 1)
-    return -1
 
 
 @nb.njit(cache=True)
