@@ -60,6 +60,12 @@ def test_endpoints_answer_the_cli_records(client: TestClient, db_env: str) -> No
     r = client.post("/segment", json={"corpus": "served", "lines": lines})
     assert r.status_code == 200
     assert r.json() == _cli("segment", "served", "-", "--format", "json", stdin="\n".join(lines) + "\n")
+    r = client.post("/segment", json={"corpus": "served", "lines": lines, "scorer": "words"})
+    assert r.status_code == 200
+    words = _cli("segment", "served", "-", "--scorer", "words", "--format", "json", stdin="\n".join(lines) + "\n")
+    assert r.json() == words and words[0]["words"] == ["the", "oil", "price", "rose"]
+    assert client.get("/segment?corpus=served&line=theoilpricerose&line=bank%20shares%20fell&scorer=words"
+                      ).json() == words
     assert client.get("/health").json()["loaded"] == ["served"]
     assert "served" in [c["name"] for c in client.get("/corpora").json()]
     assert client.get("/openapi.json").json()["paths"].keys() >= {"/stats", "/concordance", "/terms", "/segment"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import psycopg
 import sqlalchemy as sa
@@ -95,6 +95,7 @@ class SegmentRequest(_Strict):
     max_len: int | None = Field(None, ge=int(MAX_LEN.low), le=int(MAX_LEN.high))
     params: dict[str, float] | None = None
     store: bool = False
+    scorer: Literal["branching", "words"] = "branching"
 
 
 class _BodyLimit:
@@ -349,6 +350,10 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
         when none is stored (one training at a time, on a corpus of at most max_train_tokens tokens) and stored
         only with `"store": true`."""
         c = open_corpus(body.corpus)
+        if body.scorer == "words":  # counted once and stored: the counts serve every params (docs/segment.md)
+            with training:
+                c.word_model(body.max_len, body.params)
+            return list(c.segment_records(body.lines, max_len=body.max_len, params=body.params, scorer="words"))
         store = body.store or not body.params
         if not c.has_model(body.max_len, body.params):
             refused = _refuse_training(c, body, max_train_tokens)
@@ -365,10 +370,10 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
                                       store=store))
 
     @app.get("/segment", name="segment (GET)", response_model=None)
-    def segment_get(corpus: str, line: Annotated[list[str], Query()],
-                    max_len: int | None = None) -> list[dict[str, Any]] | JSONResponse:
+    def segment_get(corpus: str, line: Annotated[list[str], Query()], max_len: int | None = None,
+                    scorer: Literal["branching", "words"] = "branching") -> list[dict[str, Any]] | JSONResponse:
         """POST /segment as a query string (the default params): /segment?corpus=NAME&line=L1&line=L2."""
-        return segment(SegmentRequest(corpus=corpus, lines=line, max_len=max_len))
+        return segment(SegmentRequest(corpus=corpus, lines=line, max_len=max_len, scorer=scorer))
 
     app.add_middleware(_BodyLimit, limit=max_body)
     app.add_middleware(_Hosts, names=hosts, port=port)
