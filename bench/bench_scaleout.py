@@ -20,7 +20,8 @@ connection per corpus, the corpora taking turns pattern by pattern (the order ro
 equal to the local corpus's. Then the same with postgres_fdw server options changed (ALTER SERVER on s1-s3), a
 new connection's first look-up, the cost of one probe statement on a foreign vs a local partition, and the remote
 statements one look-up sends (counted in s1's log with log_statement = all). `--probe-only` builds `local` and
-`srv1` only and measures one probe statement and the CPU each look-up uses on each side. Run (5-6 min at load 8-12):
+`srv1` only and measures one probe statement, the CPU each look-up uses on each side, stats p50 of both (taking
+turns) and the remote statements per look-up. Run (5-6 min at load 8-12):
   TERMX_DATA=../shared/data .venv/bin/python bench/bench_scaleout.py --mb 2 --patterns 300
 """
 
@@ -439,7 +440,13 @@ def main() -> None:
             pats = random_patterns(docs, args.patterns)
             record["probe_statement"] = probe_cost(coord, ["local", "srv1"], pats)
             record["cpu_per_lookup"] = cpu_split(coord, ["local", "srv1"], pats, servers[1])
-            print(json.dumps({k: record[k] for k in ("probe_statement", "cpu_per_lookup")}, indent=1))
+            times = timed_turns(coord, ["local", "srv1"], pats)
+            record["stats"] = {c: pct(ms) for c, ms in times.items()} | {"load": round(os.getloadavg()[0], 2)}
+            record["stats"]["srv1"]["p50_ratio"] = round(record["stats"]["srv1"]["p50_ms"]
+                                                         / record["stats"]["local"]["p50_ms"], 2)
+            record["remote_statements_per_lookup"] = remote_statements(coord, servers[1], "srv1", pats[:40])
+            print(json.dumps({k: record[k] for k in ("probe_statement", "cpu_per_lookup", "stats",
+                                                     "remote_statements_per_lookup")}, indent=1))
             record["load_end"] = [round(x, 2) for x in os.getloadavg()]
             RESULTS.mkdir(exist_ok=True)
             (RESULTS / f"scaleout-probe-{time.strftime('%Y%m%dT%H%M%S')}.json").write_text(json.dumps(record, indent=2))

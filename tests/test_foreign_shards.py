@@ -63,26 +63,29 @@ def storage(engine: Engine, pg_pair: list[TestServer]) -> Iterator[list[TestServ
             remove_server(engine, row["name"])
 
 
-def _pair(engine: Engine, docs: list[Document], cut: int, unit: Unit) -> tuple[str, str]:
-    """The same documents as a local corpus and a foreign one: docs[:cut] built (2 shards), docs[cut:] appended."""
+def _pair(engine: Engine, docs: list[Document], cut: int, unit: Unit, min_freq: int = 2) -> tuple[str, str]:
+    """The same documents as a local corpus and a foreign one: docs[:cut] built (2 shards), docs[cut:] appended;
+    class rows for freq >= `min_freq` only (the rarer classes computed by the exact path)."""
     names = []
     for servers in ((None, None), ("fa", "fb")):
         name = f"f-{uuid.uuid4().hex[:10]}"
         head = [docs[: cut // 2 + 1], docs[cut // 2 + 1: cut]] if cut > 1 else [docs[:cut]]
-        save_shards(engine, name, [g for g in head if g], unit, KMAX, runner=IN_PROCESS, server=servers[0])
-        save_shards(engine, name, [docs[cut:]], unit, KMAX, runner=IN_PROCESS, append=True, server=servers[1])
+        save_shards(engine, name, [g for g in head if g], unit, KMAX, runner=IN_PROCESS, server=servers[0],
+                    min_freq=min_freq)
+        save_shards(engine, name, [docs[cut:]], unit, KMAX, runner=IN_PROCESS, append=True, server=servers[1],
+                    min_freq=min_freq)
         names.append(name)
     return names[0], names[1]
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(unit=st.sampled_from(list(Unit)), data=st.data())
+@given(unit=st.sampled_from(list(Unit)), data=st.data(), min_freq=st.sampled_from([2, 4]))
 def test_foreign_shards_answer_like_local_ones(engine: Engine, storage: list[TestServer], unit: Unit,
-                                               data: st.DataObject) -> None:
+                                               data: st.DataObject, min_freq: int) -> None:
     texts = data.draw(_texts(unit, min_docs=3))
     cut = data.draw(st.integers(1, len(texts) - 1))
     docs = [Document(f"d{n}", t) for n, t in enumerate(texts)]
-    local, remote = _pair(engine, docs, cut, unit)
+    local, remote = _pair(engine, docs, cut, unit, min_freq)
     placed = _rows(engine, "SELECT s.shard_no, s.server FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id "
                            "WHERE c.name = :n ORDER BY s.shard_no", n=remote)
     assert {r["server"] for r in placed} == {"fa", "fb"} and placed[-1]["server"] == "fb"

@@ -79,3 +79,28 @@ def test_0022_downgrade_restores_the_find_each_of_0021(empty_engine: Engine) -> 
     assert old_answers == answers
     upgrade(empty_engine)
     assert state() == (new, answers)
+
+
+def test_0028_downgrade_restores_the_find_each_of_0027(empty_engine: Engine) -> None:
+    """0028 replaced termx._find_each (a foreign shard's filter before its probe; the exact path's prefix class from
+    the probe row); downgrading it brings back 0027's function, which answers the same, cold classes and patterns
+    that occur once included (store_min_freq 4: the exact path is taken)."""
+    upgrade(empty_engine)
+    docs = [Document(f"d{n}", text) for n, text in enumerate(["abracadabra", "cadabra abra", "bra bra", "zz"] * 3
+                                                               + ["abrx cadq", "once upon"])]
+    index_documents(empty_engine, "m", docs, Unit.byte, 3, shard_size=40, store_min_freq=4)
+    patterns = ["abra", "bra", "a", "cad", "zz", "ab ", "nothere", "r", "abrx", "cadq", "once", "upon", "abrac"]
+
+    def state() -> tuple[str, list[tuple[object, ...]]]:
+        with empty_engine.connect() as conn:
+            return (conn.execute(sa.text(FIND_EACH)).scalar_one(),
+                    [tuple(r) for r in conn.execute(sa.text(STATS), {"p": patterns})])
+
+    new, answers = state()
+    assert "near_p" in new and answers[0][:2] == ("abra", 12)
+    downgrade(empty_engine, "0027_servers")
+    old, old_answers = state()
+    assert "near_p" not in old
+    assert old_answers == answers
+    upgrade(empty_engine)
+    assert state() == (new, answers)

@@ -32,6 +32,8 @@ DECLARE
     q record;
     before_rep text;
     near text;
+    near_p text;
+    own boolean;
     ids bigint[];
     pat bytea;
     width integer;
@@ -53,6 +55,7 @@ DECLARE
     known boolean;
     use_filter boolean;
     occurs boolean := false;
+    maybe boolean;
     part text;
     hit boolean;
     prep text;
@@ -125,8 +128,12 @@ BEGIN
     -- the longest prefix of the pattern that occurs twice: that prefix is shared with a rep, and the rep sharing
     -- most with the pattern is next to it in rep order: p or b (the last rep before the pattern). The other
     -- statements are planned once per session (plan_cache_mode, above: generic plans, no re-planning per call).
-    FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk
+    -- remote: the shard's class table is a foreign table (a storage server's, servers.sql), where every statement is
+    -- a remote scan (DECLARE, FETCH, CLOSE sent to that server): its shard filter is tested before the probe.
+    FOR z IN SELECT s.id, s.shard_no, s.tokens, a.width, a.tok_chunk, a.sa_width, a.sa_chunk,
+                    coalesce(r.relkind = 'f', false) AS remote
              FROM termx.shard s
+             LEFT JOIN pg_class r ON r.relname = 'class_' || s.id AND r.relnamespace = 'termx'::regnamespace
              CROSS JOIN LATERAL (
                  SELECT max(right(x.dtype, 1)::integer) FILTER (WHERE x.name = 'tokens') AS width,
                         max(octet_length(x.data)) FILTER (WHERE x.name = 'tokens') AS tok_chunk,
@@ -145,7 +152,16 @@ BEGIN
         part := format('termx.%I', 'class_' || z.id);
         hit := false;
         prep := NULL;
-        IF probe THEN  -- the statement kept bare: planning it is most of its cost (~30 us)
+        -- The filter ruling the pattern out proves it does not occur there (it has no false "no"), so the probe
+        -- would miss: on a foreign shard that remote scan is saved; on a local one the probe is cheaper than the
+        -- filter when it hits, so the filter waits for a miss.
+        maybe := NULL;
+        IF z.remote AND NOT known THEN  -- a token the corpus does not use: the pattern occurs nowhere
+            maybe := false;
+        ELSIF use_filter AND z.remote THEN
+            maybe := (SELECT t.maybe FROM termx._ngram_maybe(z.id, hashes, masks) t);
+        END IF;
+        IF probe AND maybe IS NOT FALSE THEN  -- the statement kept bare: planning it is most of its cost (~30 us)
             EXECUTE 'SELECT k.i, k.j, k.freq, k.df, k.lbl, k.sil, k.rep FROM ' || part
                     || ' k WHERE k.rep >= $1 ORDER BY k.rep, k.sil LIMIT 1' INTO p USING key;
             prep := p.rep;
@@ -169,26 +185,41 @@ BEGIN
 
         -- Exact path: binary searches over the shard's stored suffix array, unless the shard's filter rules the
         -- pattern out (then it does not occur there; a token the corpus does not use: nowhere).
-        IF NOT known OR (use_filter AND NOT (SELECT t.maybe FROM termx._ngram_maybe(z.id, hashes, masks) t)) THEN
+        IF use_filter AND maybe IS NULL THEN
+            maybe := (SELECT t.maybe FROM termx._ngram_maybe(z.id, hashes, masks) t);
+        END IF;
+        IF NOT known OR maybe IS FALSE THEN
             i := NULL; j := NULL; freq := 0; df := array_fill(0, ARRAY[c.max_k]); lbl := NULL; sil := NULL;
             shortest := NULL; longest := NULL;
             RETURN NEXT;
             CONTINUE;
         END IF;
         -- The class of the pattern's longest prefix that occurs twice: two plain statements (never one with the
-        -- prefix computed inside it), so postgres_fdw ships each whole to a foreign shard's server.
+        -- prefix computed inside it), so postgres_fdw ships each whole to a foreign shard's server. Any class of a
+        -- prefix of the pattern holds all its occurrences, so the interval only bounds the binary searches: on a
+        -- foreign shard the rep before the pattern (which may share more with it than p) is not fetched, the
+        -- prefix p shares with it (near_p) serves, and its class is p's own when it is one of p's members (longer
+        -- than p's LBL: no statement at all).
         before_rep := NULL;
-        IF probe THEN
+        IF probe AND NOT (z.remote AND prep IS NOT NULL) THEN
             EXECUTE 'SELECT k.rep FROM ' || part || ' k WHERE k.rep < $1 ORDER BY k.rep DESC, k.sil DESC LIMIT 1'
                 INTO before_rep USING key;
         END IF;
+        near_p := termx._common_prefix(c.unit, key, coalesce(prep, ''));
         near := CASE WHEN NOT probe THEN ''
-                     WHEN char_length(termx._common_prefix(c.unit, key, coalesce(prep, '')))
-                          > char_length(termx._common_prefix(c.unit, key, coalesce(before_rep, '')))
-                     THEN termx._common_prefix(c.unit, key, prep)
+                     WHEN char_length(near_p) > char_length(termx._common_prefix(c.unit, key, coalesce(before_rep, '')))
+                     THEN near_p
                      ELSE termx._common_prefix(c.unit, key, coalesce(before_rep, '')) END;
         SELECT near AS near, NULL::integer AS near_i, NULL::integer AS near_j, NULL::text AS near_rep INTO q;
-        IF near <> '' THEN
+        own := false;
+        IF near <> '' AND near = near_p THEN  -- then p is this shard's probe row (prep is not NULL)
+            own := p.lbl < CASE WHEN c.unit = 'byte' THEN octet_length(convert_to(near, 'UTF8'))
+                                WHEN c.unit = 'char' THEN char_length(near)
+                                ELSE cardinality(string_to_array(near, ' ')) END;
+        END IF;
+        IF own IS TRUE THEN
+            SELECT near AS near, p.i AS near_i, p.j AS near_j, p.rep AS near_rep INTO q;
+        ELSIF near <> '' THEN
             EXECUTE 'SELECT $1 AS near, k.i AS near_i, k.j AS near_j, k.rep AS near_rep FROM ' || part
                     || ' k WHERE k.rep >= $1 ORDER BY k.rep, k.sil LIMIT 1' INTO q USING near;
         END IF;
