@@ -9,6 +9,7 @@ import itertools
 import re
 import unicodedata
 
+import numba as nb
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -275,6 +276,79 @@ def test_bigram_viterbi_finds_the_best_segmentation(n: int, max_len: int, seed: 
     best = max(_bigram_total([k + 1 for k in range(n - 1) if mask[k]], n, uni, tid, start, 1.7, pairs, discount,
                              size) for mask in itertools.product([0, 1], repeat=n - 1))
     assert _bigram_total(got, n, uni, tid, start, 1.7, pairs, discount, size) == pytest.approx(best, abs=1e-9)
+
+
+@nb.njit(cache=True)
+def _bigram_by_end(uni, tid, start, weight, keys, pair_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
+    """The bigram search as it was first written (by end position, a binary search of the sorted pair ids and
+    exp(P(w)) for every pair of words): forward_bigram must find exactly its cuts, ties and all."""
+    n, max_len = uni.shape
+    best = np.full((n + 1, max_len), -np.inf)
+    back = np.zeros((n + 1, max_len), dtype=np.int64)
+    for q in range(1, n + 1):
+        for length in range(1, min(q, max_len) + 1):
+            p = q - length
+            u = uni[p, length - 1]
+            if u == -np.inf:
+                continue
+            if p == 0:
+                best[q, length - 1] = weight * u
+                continue
+            w = tid[p, length - 1]
+            for before in range(1, min(p, max_len) + 1):
+                b = best[p, before - 1]
+                if b == -np.inf:
+                    continue
+                v = tid[p - before, before - 1]
+                log_p = u
+                if context[v] != 0:
+                    key = v * size + w
+                    at = np.searchsorted(keys, key)
+                    c = pair_counts[at] if at < len(keys) and keys[at] == key else 0.0
+                    log_p = np.log((max(c - discount, 0.0) + discount * types[v] * np.exp(u)) / context[v])
+                score = b + weight * log_p + start[p]
+                if score > best[q, length - 1]:
+                    best[q, length - 1] = score
+                    back[q, length - 1] = before
+    last = 0
+    for length in range(1, min(n, max_len) + 1):
+        if best[n, length - 1] > -np.inf and (last == 0 or best[n, length - 1] >= best[n, last - 1]):
+            last = length
+    m = 0
+    q, length = n, last
+    while q - length > 0:
+        q, length = q - length, back[q, length - 1]
+        m += 1
+    out = np.empty(m, dtype=np.int64)
+    q, length = n, last
+    while q - length > 0:
+        q, length = q - length, back[q, length - 1]
+        m -= 1
+        out[m] = q
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(0, 2**32 - 1), st.sampled_from([0.3, 0.95, 1.0]),
+       st.booleans())
+def test_bigram_viterbi_equals_the_search_by_end_position(n: int, max_len: int, seed: int, discount: float,
+                                                          ties: bool) -> None:
+    """The search by start position with hashed pair counts (viterbi.forward_pairs) finds the very cuts of the
+    search it replaced, also where scores tie (few distinct values: whole-number starts, four unigram values)."""
+    rng = np.random.default_rng(seed)
+    size = 6
+    if ties:
+        uni = np.log(rng.choice([0.125, 0.25, 0.5, 1.0], (n, max_len)))
+        start = rng.integers(-2, 3, n).astype(np.float64)
+    else:
+        uni = np.log(rng.uniform(0.01, 1, (n, max_len)))
+        start = rng.normal(0, 2, n)
+    uni[rng.uniform(size=(n, max_len)) < 0.3] = -np.inf
+    uni[:, 0] = np.log(0.5) if ties else np.log(rng.uniform(0.01, 1, n))
+    tid = rng.integers(0, size, (n, max_len))
+    pairs = bigram_counts(rng.integers(-1, size - 1, 60), size)  # id size − 1 never a left context
+    want = _bigram_by_end(uni, tid, start, 1.7, *pairs, discount, size)
+    assert forward_bigram(uni, tid, start, 1.7, *pairs, discount, size).tolist() == want.tolist()
 
 
 def test_the_bigram_pass_is_off_by_default_for_spaced_scripts() -> None:

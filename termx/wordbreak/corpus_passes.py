@@ -9,7 +9,7 @@ words), and `count_words` runs one of them over every chunk of whole documents (
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numba as nb
@@ -22,16 +22,18 @@ from termx.wordbreak.entropy import (
     UNSPACED,
     Branching,
     EvidenceTables,
-    _evidence,
     corpus_classes,
     effective_classes,
-    run_lengths,
+    span_evidence,
 )
-from termx.wordbreak.viterbi import _cuts, _forward, _word_scores, forward_bigram
+from termx.wordbreak.viterbi import _cuts, _forward, _word_scores, evidence_offsets, forward_pairs, pair_table
 
 CHUNK_TOKENS = 1 << 20
 PROGRESS_STEPS = 64  # training passes advance their bar about this often (chunks of at least MIN_CHUNK_TOKENS)
 MIN_CHUNK_TOKENS = 1 << 14
+KEEP_TOKENS = CHUNK_TOKENS
+"""A corpus of at most this many tokens keeps every chunk's pass inputs (ChunkInputs) from one pass to the next:
+about as much memory as one chunk of a larger corpus takes while it is counted."""
 
 
 class Counts(NamedTuple):
@@ -45,21 +47,39 @@ class Counts(NamedTuple):
 
 
 class Bigram(NamedTuple):
-    """The word pairs of an earlier segmentation, as the bigram pass scores with them (bigram_counts), and the
-    discount d; d = 0: no context (every pass but the bigram one)."""
+    """The word pairs of an earlier segmentation, as the bigram pass scores with them (bigram_counts; the pair
+    counts also in a hash table, viterbi.pair_table), and the discount d; d = 0: no context (every pass but the
+    bigram one)."""
 
     discount: float
     keys: np.ndarray
     pair_counts: np.ndarray
     context: np.ndarray
     types: np.ndarray
+    slot_keys: np.ndarray
+    slot_counts: np.ndarray
 
     @classmethod
     def of(cls, sequence: np.ndarray | None, size: int, discount: float) -> Bigram:
         """The context of the segmentation `sequence` (word ids below `size`), or none (d = 0)."""
         if discount > 0 and sequence is not None:
-            return cls(discount, *bigram_counts(sequence, size))
-        return cls(0.0, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
+            keys, pair_counts, context, types = bigram_counts(sequence, size)
+            return cls(discount, keys, pair_counts, context, types, *pair_table(keys, pair_counts))
+        empty = np.zeros(0, dtype=np.int64)
+        return cls(0.0, empty, np.zeros(0), np.zeros(0), np.zeros(0), *pair_table(empty, np.zeros(0)))
+
+
+class ChunkInputs(NamedTuple):
+    """What a pass reads of a chunk of whole documents besides the word values, the same in every pass: forward
+    candidates, character classes and lengths, and each document's boundary evidence and run lengths (k-th
+    document at ev_lo[k]: viterbi.evidence_offsets)."""
+
+    fcand: np.ndarray
+    classes: np.ndarray
+    char_len: np.ndarray
+    ev_lo: np.ndarray
+    ev: np.ndarray
+    runs: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -75,13 +95,14 @@ class CorpusPasses:
     width: int
     type_offset: np.ndarray  # int64 per class: the id of its shortest word (its types follow)
     size: int                # how many word ids there are (words that are no class: id `size`)
+    kept: dict[tuple[int, int], ChunkInputs] = field(default_factory=dict, compare=False, repr=False)
 
     def count_words(self, values: np.ndarray, unknown: float, weight: float, theta: float, progress: Progress,
                     bigram: Bigram | None = None, pair: float = 0.0, bound: np.ndarray | None = None) -> Counts:
         """Segment every document with word values `values` (per word id) — in the context of `bigram` when its
         discount is > 0 (step 5), with the bonus `pair` for a two-character word otherwise (step 4) — attach the
         words marked in `bound` (per word id) to the word before them (step 4), and count the words."""
-        index, rev = self.index, self.branching.reverse
+        index = self.index
         counts = np.zeros(self.size, dtype=np.float64)
         bigram = bigram or Bigram.of(None, self.size + 1, 0.0)
         attach = bound is not None
@@ -90,19 +111,33 @@ class CorpusPasses:
         words = 0
         starts = index.doc_start.astype(np.int64)
         lengths = index.doc_len.astype(np.int64)
+        keep = int(lengths.sum()) <= KEEP_TOKENS
         for d, e, lo, hi in document_chunks(index, progress_chunk(int(lengths.sum()))):
-            fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
-            rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
-            classes = corpus_classes(index, lo, hi)
-            char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
+            inputs = self.kept.get((lo, hi)) or self.chunk_inputs(starts[d:e] - lo, lengths[d:e], lo, hi)
+            if keep:
+                self.kept[(lo, hi)] = inputs
             sequence = np.empty(int(lengths[d:e].sum()) + e - d, dtype=np.int64)
-            found = _count_chunk(fcand, rcand, starts[d:e] - lo, lengths[d:e], classes, char_len, self.tables,
-                                 values, unknown, weight, theta, self.max_len, index.cls_lbl, self.type_offset,
-                                 counts, bigram, pair, attach, bound, sequence)
+            found = _count_chunk(inputs.fcand, starts[d:e] - lo, lengths[d:e], inputs.classes, inputs.char_len,
+                                 inputs.ev_lo, inputs.ev, inputs.runs, values, unknown, weight, theta, self.max_len,
+                                 index.cls_lbl, self.type_offset, counts, bigram, pair, attach, bound, sequence)
             words += found
             sequences.append(sequence[:found + e - d])
             progress.advance(int(lengths[d:e].sum()))
         return Counts(counts, words, np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64))
+
+    def chunk_inputs(self, starts: np.ndarray, lengths: np.ndarray, lo: int, hi: int) -> ChunkInputs:
+        """The inputs of the chunk of tokens lo..hi-1 whose documents start at `starts` (from lo) with `lengths`."""
+        index, rev = self.index, self.branching.reverse
+        fcand = corpus_candidates(index, self.tree, lo, hi, self.width)
+        rcand = corpus_candidates(rev, self.branching.reverse_tree, lo, hi, self.width)
+        classes = corpus_classes(index, lo, hi)
+        char_len = char_lengths(np.asarray(index.tokens[lo:hi], dtype=np.int64), index.unit)
+        ev_lo = evidence_offsets(starts, starts + lengths)
+        ev = np.zeros(int(ev_lo[-1]))
+        runs = np.zeros(int(ev_lo[-1]), dtype=np.int64)
+        # a document's reversal lies in the reversed corpus at the same place
+        span_evidence(fcand, rcand, starts, starts + lengths, starts, classes, self.tables, ev_lo, ev, runs)
+        return ChunkInputs(fcand, classes, char_len, ev_lo, ev, runs)
 
     def bound_suffixes(self, sequence: np.ndarray, share: float, stems: int) -> np.ndarray:
         """Per word id, whether it is a bound suffix of the segmentation `sequence` (step 4)."""
@@ -180,14 +215,15 @@ def document_chunks(index: LoadedIndex, limit: int = CHUNK_TOKENS) -> Iterator[t
 
 
 @nb.njit(cache=True, nogil=True)  # arrays only: lets the progress bar redraw during a chunk
-def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, tables, values, unknown, weight, theta,  # type: ignore[no-untyped-def]
-                 max_len, lbl, offset, counts, bigram, pair, attach, bound, sequence):
+def _count_chunk(fcand, starts, lengths, classes, char_len, ev_lo, ev_all, runs_all, values, unknown, weight,  # type: ignore[no-untyped-def]
+                 theta, max_len, lbl, offset, counts, bigram, pair, attach, bound, sequence):
     """Viterbi over each document of a chunk with the word scores of `values` (termx.wordbreak.viterbi's
     `WordScores`, step 1; in the context of `bigram` when its discount is > 0, step 5; else plus `pair` for a word
     of two characters, step 4), the words marked in `bound` attached to the word before them when `attach`
     (attach_suffixes, step 4); counts the chosen words per (class, length) into `counts`, returns how many.
     `sequence` gets the words' ids (offset[c] + L − lbl[c] − 1, len(counts) for a word that is no class), −1
-    before each document."""
+    before each document. Document d's evidence and run lengths are ev_all and runs_all from ev_lo[d]
+    (CorpusPasses.chunk_inputs)."""
     size = len(counts) + 1
     words = 0
     at = 0
@@ -195,11 +231,8 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, tables, value
         s = starts[d]
         n = lengths[d]
         f = fcand[s:s + n]
-        ev = np.zeros(n + 1)
-        _evidence(f, rcand[s:s + n], tables.fsil, tables.fbranch, tables.rsil, tables.rbranch, tables.mean,
-                  classes[s:s + n], tables.bonus, ev)
-        runs = np.zeros(n, dtype=np.int64)
-        run_lengths(classes[s:s + n], tables.runs, runs)
+        ev = ev_all[ev_lo[d]:ev_lo[d] + n + 1]
+        runs = runs_all[ev_lo[d]:ev_lo[d] + n]
         scores = np.empty((n, max_len))
         if bigram.discount > 0:
             _word_scores(f, np.zeros(n + 1), values, unknown, 1.0, 0.0, lbl, offset, 1, char_len[s:s + n], runs,
@@ -212,8 +245,8 @@ def _count_chunk(fcand, rcand, starts, lengths, classes, char_len, tables, value
                     c = f[p, length - 1]
                     if c >= 0:
                         tid[p, length - 1] = offset[c] + length - lbl[c] - 1
-            cuts = forward_bigram(scores, tid, start, weight, bigram.keys, bigram.pair_counts, bigram.context,
-                                  bigram.types, bigram.discount, size)
+            cuts = forward_pairs(scores, tid, start, weight, bigram.slot_keys, bigram.slot_counts, bigram.context,
+                                 bigram.types, bigram.discount, size)
         else:
             _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)
             if pair != 0:

@@ -171,48 +171,111 @@ def _segment_spans(fcand, ev, runs, ev_lo, lo, hi, values, unknown, weight, thet
         at = append_best(scores, cuts, counts, k, at)
 
 
-@nb.njit(cache=True)
-def bigram_log_p(v, w, uni, keys, pair_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
-    """log P(w | v) of the word-bigram model with absolute discounting and back-off to the unigram value `uni`
-    (read as log P(w)): (max(c(v, w) − d, 0) + d · types(v) · P(w)) / c(v), where c(v) counts v as a left
-    context and types(v) its distinct successors; `uni` itself when v was never a left context. `keys` are the
-    sorted pair ids v · size + w, `pair_counts` their counts."""
-    cv = context[v]
-    if cv == 0:
-        return uni
-    key = v * size + w
-    at = np.searchsorted(keys, key)
-    c = pair_counts[at] if at < len(keys) and keys[at] == key else 0.0
-    return np.log((max(c - discount, 0.0) + discount * types[v] * np.exp(uni)) / cv)
-
-
-@nb.njit(cache=True)
-def forward_bigram(uni, tid, start, weight, keys, pair_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
+def forward_bigram(uni: np.ndarray, tid: np.ndarray, start: np.ndarray, weight: float, keys: np.ndarray,
+                   pair_counts: np.ndarray, context: np.ndarray, types: np.ndarray, discount: float, size: int
+                   ) -> np.ndarray:
     """Viterbi over words in context: the word (p, L) after the word (p − L', L') scores weight · log P(w | v)
-    (`bigram_log_p`, w = tid[p, L-1], v = tid[p-L', L'-1]) + start[p]; the first word weight · uni[0, L-1].
-    uni[p, L-1] = -inf forbids a word. Returns the cut offsets of the best segmentation."""
+    + start[p], w = tid[p, L-1], v = tid[p-L', L'-1], where (absolute discounting with back-off to the unigram
+    value, read as log P(w) from uni[p, L-1])
+
+        P(w | v) = (max(c(v, w) − d, 0) + d · types(v) · P(w)) / c(v),
+
+    c(v) counting v as a left context and types(v) its distinct successors; P(w) itself when v was never a left
+    context; the first word scores weight · uni[0, L-1]. uni[p, L-1] = -inf forbids a word. `keys` are the sorted
+    pair ids v · size + w, `pair_counts` their counts. Returns the cut offsets of the best segmentation."""
+    slot_keys, slot_counts = pair_table(keys, pair_counts)
+    return forward_pairs(uni, tid, start, weight, slot_keys, slot_counts, context, types, discount, size)
+
+
+@nb.njit(cache=True)
+def pair_table(keys, pair_counts):  # type: ignore[no-untyped-def]
+    """The pair ids `keys` (all >= 0) and their counts in an open-addressing hash table (linear probing): slots of
+    a key (−1: empty) and its count, a power of two at least twice as many as the keys."""
+    cap = 16
+    while cap < 2 * len(keys):
+        cap *= 2
+    slot_keys = np.full(cap, -1, dtype=np.int64)
+    slot_counts = np.zeros(cap)
+    for k in range(len(keys)):
+        h = _slot(keys[k], cap - 1)
+        while slot_keys[h] >= 0:
+            h = (h + 1) & (cap - 1)
+        slot_keys[h] = keys[k]
+        slot_counts[h] = pair_counts[k]
+    return slot_keys, slot_counts
+
+
+@nb.njit(cache=True, inline="always")
+def _slot(key, mask):  # type: ignore[no-untyped-def]
+    """The home slot of a pair id (Fibonacci hashing: middle bits of the product)."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)) & mask
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_count(slot_keys, slot_counts, key):  # type: ignore[no-untyped-def]
+    """c(v, w) of the pair id `key` from pair_table's slots (0 when the pair never occurred)."""
+    mask = len(slot_keys) - 1
+    h = _slot(key, mask)
+    while True:
+        k = slot_keys[h]
+        if k == key:
+            return slot_counts[h]
+        if k < 0:
+            return 0.0
+        h = (h + 1) & mask
+
+
+@nb.njit(cache=True)
+def forward_pairs(uni, tid, start, weight, slot_keys, slot_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
+    """forward_bigram with the pair counts in pair_table's slots (built once per pass, not per document). The words
+    are visited by start position, so that the finished states ending at p (v, c(v), d · types(v)) are gathered
+    once for every word starting there, and exp(P(w)) is taken once per word; each state's score is the same
+    expression, maximised in the same order (ascending L', the first best kept) as a search by end position."""
     n, max_len = uni.shape
     best = np.full((n + 1, max_len), -np.inf)
     back = np.zeros((n + 1, max_len), dtype=np.int64)
-    for q in range(1, n + 1):
-        for length in range(1, min(q, max_len) + 1):
-            p = q - length
+    left_best = np.empty(max_len)
+    left_id = np.empty(max_len, dtype=np.int64)
+    left_context = np.empty(max_len)
+    left_weight = np.empty(max_len)
+    left_len = np.empty(max_len, dtype=np.int64)
+    for p in range(n):
+        m = 0
+        for before in range(1, min(p, max_len) + 1):
+            b = best[p, before - 1]
+            if b == -np.inf:
+                continue
+            v = tid[p - before, before - 1]
+            left_best[m] = b
+            left_id[m] = v * size
+            left_context[m] = context[v]
+            left_weight[m] = discount * types[v]
+            left_len[m] = before
+            m += 1
+        here = start[p]
+        for length in range(1, min(n - p, max_len) + 1):
             u = uni[p, length - 1]
             if u == -np.inf:
                 continue
+            q = p + length
             if p == 0:
                 best[q, length - 1] = weight * u
                 continue
             w = tid[p, length - 1]
-            for before in range(1, min(p, max_len) + 1):
-                b = best[p, before - 1]
-                if b == -np.inf:
-                    continue
-                v = b + weight * bigram_log_p(tid[p - before, before - 1], w, u, keys, pair_counts, context, types,
-                                              discount, size) + start[p]
-                if v > best[q, length - 1]:
-                    best[q, length - 1] = v
-                    back[q, length - 1] = before
+            e = np.exp(u)
+            top = -np.inf
+            for k in range(m):
+                cv = left_context[k]
+                if cv == 0:
+                    log_p = u
+                else:
+                    c = _pair_count(slot_keys, slot_counts, left_id[k] + w)
+                    log_p = np.log((max(c - discount, 0.0) + left_weight[k] * e) / cv)
+                score = left_best[k] + weight * log_p + here
+                if score > top:
+                    top = score
+                    back[q, length - 1] = left_len[k]
+            best[q, length - 1] = top
     last = 0
     for length in range(1, min(n, max_len) + 1):
         if best[n, length - 1] > -np.inf and (last == 0 or best[n, length - 1] >= best[n, last - 1]):
