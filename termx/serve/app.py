@@ -353,7 +353,8 @@ def create_app(db: str | None = None, max_body: int = DEFAULT_MAX_BODY, hosts: I
         if body.scorer == "words":  # counted once and stored: the counts serve every params (docs/segment.md)
             with training:
                 c.word_model(body.max_len, body.params)
-            return list(c.segment_records(body.lines, max_len=body.max_len, params=body.params, scorer="words"))
+            return list(c.segment_records(body.lines, max_len=body.max_len,  # type: ignore[arg-type]
+                                          params=body.params, scorer="words"))
         store = body.store or not body.params
         if not c.has_model(body.max_len, body.params):
             refused = _refuse_training(c, body, max_train_tokens)
