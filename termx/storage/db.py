@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,11 @@ def _alembic_config(engine: Engine):  # type: ignore[no-untyped-def]
     return cfg
 
 
+ROLE_RACE_ATTEMPTS = 5
+"""Tries of a migration that lost a race on a role shared by the server's databases (termx_reader): the advisory
+lock is per database, so two databases migrating at once can both ALTER it; the loser's step rolls back whole."""
+
+
 def upgrade(engine: Engine, revision: str = "heads") -> None:
     """Bring the schema to `revision` (all heads by default) with Alembic; a no-op when it is current.
 
@@ -114,8 +120,16 @@ def upgrade(engine: Engine, revision: str = "heads") -> None:
     with engine.connect() as conn:
         run_internal(conn, "database.migration_lock", ns=transactions.LOCK_MIGRATE)
         try:
-            if revision != "heads" or current(engine) != heads(engine):
-                command.upgrade(_alembic_config(engine), revision)
+            for attempt in range(1, ROLE_RACE_ATTEMPTS + 1):
+                if revision == "heads" and current(engine) == heads(engine):
+                    break
+                try:
+                    command.upgrade(_alembic_config(engine), revision)
+                    break
+                except sa.exc.InternalError as exc:  # another database's migration altered a shared role
+                    if attempt == ROLE_RACE_ATTEMPTS or "tuple concurrently updated" not in str(exc.orig):
+                        raise
+                    time.sleep(0.1 * attempt)
         finally:
             run_internal(conn, "database.migration_unlock", ns=transactions.LOCK_MIGRATE)
             conn.commit()
