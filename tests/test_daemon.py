@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import select
+import selectors
 import signal
 import socket
 import stat
@@ -129,7 +129,9 @@ def test_ctrl_c_reaches_the_command(daemon_home: dict[str, str]) -> None:
     client.stdin.flush()
     # The first line's answer means the command runs in the daemon's child (the client relays signals to it
     # from the moment it knows the child) and is now waiting for more input.
-    ready, _, _ = select.select([client.stdout], [], [], 120)
+    with selectors.DefaultSelector() as waiting:  # not select(): a long session's descriptors pass 1024
+        waiting.register(client.stdout, selectors.EVENT_READ)
+        ready = waiting.select(120)
     assert ready and client.stdout.readline().strip(), "no answer to the first line"
     assert _children(env)
     client.send_signal(signal.SIGINT)
