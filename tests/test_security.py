@@ -4,6 +4,7 @@ changed permissions outside $TERMX_HOME, and another local user cannot connect."
 from __future__ import annotations
 
 import os
+import random
 import socket
 import stat
 import sys
@@ -151,15 +152,26 @@ def test_long_home_gets_a_private_socket_directory(tmp_path: Path) -> None:
         assert not socket_dir.exists()  # removed with its server
 
 
+def _port_no_client_is_given() -> int:
+    """A free port below the kernel's range for clients' ephemeral ports: the test re-binds it after the server
+    stops, and a connection of a test running beside this one could be handed a port in that range meanwhile."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.Random().sample(range(max(1024, low - 8000), low), 200):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
+
+
 def test_tcp_only_on_loopback_and_only_when_asked(tmp_path: Path) -> None:
     """Also: once the server is down, another user may listen on its port and ask for the password in clear text;
     every URL termx prints or connects with demands SCRAM, so libpq refuses instead of sending it."""
     from tests.test_security_db import cleartext_squatter
 
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
+    port = _port_no_client_is_given()
     with termx_home(tmp_path / "home") as home:
         embedded.start(tcp_port=port)
         assert embedded.status().tcp == f"127.0.0.1:{port}"

@@ -121,6 +121,7 @@ def cleartext_squatter(family: int, address: str | tuple[str, int]) -> Iterator[
     """A listener speaking just enough PostgreSQL to ask each client for its password in clear text
     (AuthenticationCleartextPassword); yields the list of what each client sent after the request."""
     server = socket.socket(family)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # the stopped server's port may be in TIME_WAIT
     server.bind(address)
     server.listen()
     received: list[bytes] = []
