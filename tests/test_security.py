@@ -8,6 +8,7 @@ import random
 import socket
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -190,9 +191,17 @@ def test_tcp_only_on_loopback_and_only_when_asked(tmp_path: Path) -> None:
         embedded.stop()
         for urls, family, address in ((printed, socket.AF_INET, ("127.0.0.1", port)),
                                       (own, socket.AF_UNIX, str(home / "run" / f".s.PGSQL.{port}"))):
-            with cleartext_squatter(family, address) as received:
-                for url in urls:
-                    assert "require_auth=scram-sha-256" in url
-                    with pytest.raises(psycopg.OperationalError, match="cleartext|scram"):
-                        psycopg.connect(url, connect_timeout=5)
+            received = []
+            for attempt in range(5):  # the stopped server's socket may take a moment to be free for the squatter
+                try:
+                    with cleartext_squatter(family, address) as received:
+                        for url in urls:
+                            assert "require_auth=scram-sha-256" in url
+                            with pytest.raises(psycopg.OperationalError, match="cleartext|scram"):
+                                psycopg.connect(url, connect_timeout=5)
+                except OSError:  # still bound
+                    received = []
+                if received:
+                    break
+                time.sleep(0.5 * (attempt + 1))
             assert received and not any(password.encode() in sent for sent in received), received
