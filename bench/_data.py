@@ -69,20 +69,26 @@ def pku_gold_lines() -> list[str]:
     return [line for line in text.split("\n") if line.split()]
 
 
+def conllu_sentences(paths: list[Path], joiner: str = " ") -> list[str]:
+    """Gold tokens of each sentence of CoNLL-U files, joined by `joiner` (multi-word token ranges skipped)."""
+    out: list[str] = []
+    for path in paths:
+        words: list[str] = []
+        for line in [*path.read_text(encoding="utf-8").split("\n"), ""]:
+            if not line.strip():
+                if words:
+                    out.append(joiner.join(words))
+                words = []
+            elif not line.startswith("#"):
+                cols = line.split("\t")
+                if cols[0].isdigit():
+                    words.append(cols[1].replace(" ", ""))
+    return out
+
+
 def ud_japanese_lines() -> list[str]:
-    """Gold tokens of each UD Japanese GSD dev sentence, space-joined (multi-word token ranges skipped)."""
-    out, words = [], []
-    text = (data_dir() / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu").read_text(encoding="utf-8")
-    for line in text.split("\n"):
-        if not line.strip():
-            if words:
-                out.append(" ".join(words))
-            words = []
-        elif not line.startswith("#"):
-            cols = line.split("\t")
-            if cols[0].isdigit():
-                words.append(cols[1].replace(" ", ""))
-    return out + ([" ".join(words)] if words else [])
+    """Gold tokens of each UD Japanese GSD dev sentence, space-joined."""
+    return conllu_sentences([data_dir() / "ja" / "ud-japanese-gsd" / "ja_gsd-ud-dev.conllu"])
 
 
 def reuters_first_lines(n_chars: int, path: Path | None = None) -> list[str]:

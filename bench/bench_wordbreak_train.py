@@ -29,27 +29,11 @@ import numpy as np
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
-def ja_sentences(paths: list[Path]) -> list[str]:
-    """Gold tokens of each sentence of the CoNLL-U files, joined without spaces (multi-word token ranges skipped)."""
-    out: list[str] = []
-    for path in paths:
-        words: list[str] = []
-        for line in [*path.read_text(encoding="utf-8").split("\n"), ""]:
-            if not line.strip():
-                if words:
-                    out.append("".join(words))
-                words = []
-            elif not line.startswith("#"):
-                cols = line.split("\t")
-                if cols[0].isdigit():
-                    words.append(cols[1].replace(" ", ""))
-    return out
-
-
 def child(data: str, size: int, held_out: int, repeat: int, conllu: list[Path]) -> None:
     """Train, compact and segment in this process (the checkout on sys.path); print timings and digests as JSON."""
-    sys.path.append(str(REPOSITORY))  # for bench._data, after PYTHONPATH: termx is the checkout's
-    from bench._data import pku_gold_lines, reuters_documents
+    sys.path.insert(0, str(REPOSITORY / "bench"))  # this script's _data (the data are the same for every checkout);
+    from _data import conllu_sentences, pku_gold_lines, reuters_documents  # termx stays the checkout's
+
     from termx.index.build import build_shard
     from termx.index.ingest import Document
     from termx.index.loaded_index import LoadedIndex
@@ -67,7 +51,7 @@ def child(data: str, size: int, held_out: int, repeat: int, conllu: list[Path]) 
         texts = ["\n".join(lines[k:k + 40]) for k in range(0, len(lines), 40)]
         unit = Unit.char
     else:
-        lines = ja_sentences(conllu)
+        lines = conllu_sentences(conllu, "")
         texts = ["\n".join(lines[k:k + 10]) for k in range(0, len(lines), 10)]
         unit = Unit.char
     train, new, total = [], texts[-held_out:], 0

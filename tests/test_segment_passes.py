@@ -23,7 +23,7 @@ from termx.wordbreak import Scorer, Segmenter, char_lengths, corpus_candidates, 
 from termx.wordbreak.corpus_passes import add_pair_bonus, bigram_counts
 from termx.wordbreak.entropy import corpus_classes
 from termx.wordbreak.model import DEFAULTS
-from termx.wordbreak.viterbi import WordScores, forward_bigram
+from termx.wordbreak.viterbi import WordScores, _state_cuts, forward_bigram
 from tests.test_segment import memory_index
 
 WORDS = ["the", "cat", "sat", "on", "mat", "rat", "ate", "a", "dog", "ran"]
@@ -310,22 +310,7 @@ def _bigram_by_end(uni, tid, start, weight, keys, pair_counts, context, types, d
                 if score > best[q, length - 1]:
                     best[q, length - 1] = score
                     back[q, length - 1] = before
-    last = 0
-    for length in range(1, min(n, max_len) + 1):
-        if best[n, length - 1] > -np.inf and (last == 0 or best[n, length - 1] >= best[n, last - 1]):
-            last = length
-    m = 0
-    q, length = n, last
-    while q - length > 0:
-        q, length = q - length, back[q, length - 1]
-        m += 1
-    out = np.empty(m, dtype=np.int64)
-    q, length = n, last
-    while q - length > 0:
-        q, length = q - length, back[q, length - 1]
-        m -= 1
-        out[m] = q
-    return out
+    return _state_cuts(best, back, n, max_len)
 
 
 @settings(max_examples=300, deadline=None)

@@ -56,8 +56,8 @@ class Bigram(NamedTuple):
     pair_counts: np.ndarray
     context: np.ndarray
     types: np.ndarray
-    slot_keys: np.ndarray
-    slot_counts: np.ndarray
+    table: np.ndarray
+    counts: np.ndarray
 
     @classmethod
     def of(cls, sequence: np.ndarray | None, size: int, discount: float) -> Bigram:
@@ -245,7 +245,7 @@ def _count_chunk(fcand, starts, lengths, classes, char_len, ev_lo, ev_all, runs_
                     c = f[p, length - 1]
                     if c >= 0:
                         tid[p, length - 1] = offset[c] + length - lbl[c] - 1
-            cuts = forward_pairs(scores, tid, start, weight, bigram.slot_keys, bigram.slot_counts, bigram.context,
+            cuts = forward_pairs(scores, tid, start, weight, bigram.table, bigram.counts, bigram.context,
                                  bigram.types, bigram.discount, size)
         else:
             _word_scores(f, ev, values, unknown, weight, theta, lbl, offset, 1, char_len[s:s + n], runs, scores)

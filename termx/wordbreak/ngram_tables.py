@@ -22,6 +22,7 @@ import numpy as np
 from termx.index.units import Unit
 from termx.wordbreak.candidates import ABSENT, char_lengths
 from termx.wordbreak.entropy import _evidence, class_bonus, run_lengths, text_classes
+from termx.wordbreak.hash_table import find_value, hash_table
 from termx.wordbreak.line_batches import Batch
 from termx.wordbreak.viterbi import append_best, combine
 
@@ -62,7 +63,7 @@ class CompactModel:
         self.width = max(self.max_len, self.window)
         # look-ups are memory-bound: a slot holds key and node side by side, a node's values share a row
         tables = self.derived or {
-            "ftable": _hash_table(self.fkeys), "rtable": _hash_table(self.rkeys),
+            "ftable": hash_table(self.fkeys), "rtable": hash_table(self.rkeys),
             "fvalues": np.stack([self.fsil.astype(np.float64), self.fh, self.flogp], axis=1),
             "rvalues": np.stack([self.rsil.astype(np.float64), self.rh, np.full(len(self.rh), -np.inf)], axis=1)}
         self._ftable, self._rtable = tables["ftable"], tables["rtable"]
@@ -225,51 +226,6 @@ def _fill(tokens, sa, ci, lbl, sil, branches, log_p, offset, top, max_len, keys,
 
 
 @nb.njit(cache=True)
-def _slot(fp, mask):  # type: ignore[no-untyped-def]
-    x = fp ^ (fp >> np.uint64(31))
-    x = x * np.uint64(0x9E3779B97F4A7C15)
-    return np.int64((x >> np.uint64(17)) & mask)
-
-
-def _hash_table(keys: np.ndarray) -> np.ndarray:
-    """Open addressing, linear probing, load <= 0.7: row s holds a key and its node (empty: key 0)."""
-    size = 1 << max(int(len(keys) / 0.7).bit_length(), 4)
-    table = np.zeros((size, 2), dtype=np.uint64)
-    _insert(keys, table)
-    return table
-
-
-@nb.njit(cache=True)
-def _insert(keys, table):  # type: ignore[no-untyped-def]
-    mask = np.uint64(len(table) - 1)
-    for k in range(len(keys)):
-        s = _slot(keys[k], mask)
-        while table[s, 0] != 0 and table[s, 0] != keys[k]:
-            s = (s + 1) & (len(table) - 1)
-        table[s, 0] = keys[k]
-        table[s, 1] = k
-
-
-@nb.njit(cache=True)
-def find_slot(table, fp):  # type: ignore[no-untyped-def]
-    """The slot of key `fp` in an open-addressing table (_hash_table), else −1."""
-    mask = np.uint64(len(table) - 1)
-    s = _slot(fp, mask)
-    while table[s, 0] != 0:
-        if table[s, 0] == fp:
-            return s
-        s = (s + 1) & (len(table) - 1)
-    return -1
-
-
-@nb.njit(cache=True)
-def _find(table, fp):  # type: ignore[no-untyped-def]
-    """The value stored with key `fp` (column 1 of its slot), else −1."""
-    s = find_slot(table, fp)
-    return np.int64(-1) if s < 0 else np.int64(table[s, 1])
-
-
-@nb.njit(cache=True)
 def _walk(ids, first, step, n, table, values, cand, sil, h, lp):  # type: ignore[no-untyped-def]
     """The stored n-grams of a span read forward (step 1 from `first`) or reversed (step -1): cand[q, L-1] =
     q * width + L - 1 for the L tokens from the span's q-th, its sil flag and entropy at that place of `sil`
@@ -282,7 +238,7 @@ def _walk(ids, first, step, n, table, values, cand, sil, h, lp):  # type: ignore
             if t <= 0:
                 break
             fp = _fingerprint(fp, t)
-            node = _find(table, fp)
+            node = find_value(table, fp)
             if node < 0:
                 break
             at = q * width + length - 1

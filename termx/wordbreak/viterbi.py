@@ -8,6 +8,7 @@ import numba as nb
 import numpy as np
 
 from termx.errors import InputError
+from termx.wordbreak.hash_table import find_slot, valued_table
 
 
 @dataclass(frozen=True)
@@ -183,51 +184,27 @@ def forward_bigram(uni: np.ndarray, tid: np.ndarray, start: np.ndarray, weight: 
     c(v) counting v as a left context and types(v) its distinct successors; P(w) itself when v was never a left
     context; the first word scores weight · uni[0, L-1]. uni[p, L-1] = -inf forbids a word. `keys` are the sorted
     pair ids v · size + w, `pair_counts` their counts. Returns the cut offsets of the best segmentation."""
-    slot_keys, slot_counts = pair_table(keys, pair_counts)
-    return forward_pairs(uni, tid, start, weight, slot_keys, slot_counts, context, types, discount, size)
+    return forward_pairs(uni, tid, start, weight, *pair_table(keys, pair_counts), context, types, discount, size)
 
 
-@nb.njit(cache=True)
-def pair_table(keys, pair_counts):  # type: ignore[no-untyped-def]
-    """The pair ids `keys` (all >= 0) and their counts in an open-addressing hash table (linear probing): slots of
-    a key (−1: empty) and its count, a power of two at least twice as many as the keys."""
-    cap = 16
-    while cap < 2 * len(keys):
-        cap *= 2
-    slot_keys = np.full(cap, -1, dtype=np.int64)
-    slot_counts = np.zeros(cap)
-    for k in range(len(keys)):
-        h = _slot(keys[k], cap - 1)
-        while slot_keys[h] >= 0:
-            h = (h + 1) & (cap - 1)
-        slot_keys[h] = keys[k]
-        slot_counts[h] = pair_counts[k]
-    return slot_keys, slot_counts
+def pair_table(keys: np.ndarray, pair_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pair ids `keys` (all >= 0) and their counts in ngram_tables' hash table (key: pair id + 1): the table,
+    and the same table viewed as float64 (column 1: the count)."""
+    table = valued_table(np.asarray(keys, dtype=np.uint64) + np.uint64(1),
+                         np.ascontiguousarray(pair_counts, dtype=np.float64).view(np.uint64))
+    return table, table.view(np.float64)
 
 
 @nb.njit(cache=True, inline="always")
-def _slot(key, mask):  # type: ignore[no-untyped-def]
-    """The home slot of a pair id (Fibonacci hashing: middle bits of the product)."""
-    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)) & mask
-
-
-@nb.njit(cache=True, inline="always")
-def _pair_count(slot_keys, slot_counts, key):  # type: ignore[no-untyped-def]
-    """c(v, w) of the pair id `key` from pair_table's slots (0 when the pair never occurred)."""
-    mask = len(slot_keys) - 1
-    h = _slot(key, mask)
-    while True:
-        k = slot_keys[h]
-        if k == key:
-            return slot_counts[h]
-        if k < 0:
-            return 0.0
-        h = (h + 1) & mask
+def _pair_count(table, counts, key):  # type: ignore[no-untyped-def]
+    """c(v, w) of the pair id `key` from pair_table (0 when the pair never occurred)."""
+    s = find_slot(table, np.uint64(key + 1))
+    return 0.0 if s < 0 else counts[s, 1]
 
 
 @nb.njit(cache=True)
-def forward_pairs(uni, tid, start, weight, slot_keys, slot_counts, context, types, discount, size):  # type: ignore[no-untyped-def]
-    """forward_bigram with the pair counts in pair_table's slots (built once per pass, not per document). The words
+def forward_pairs(uni, tid, start, weight, pair_keys, pair_values, context, types, discount, size):  # type: ignore[no-untyped-def]
+    """forward_bigram with the pair counts in pair_table's hash table (built once per pass, not per document). The words
     are visited by start position, so that the finished states ending at p (v, c(v), d · types(v)) are gathered
     once for every word starting there, and exp(P(w)) is taken once per word; each state's score is the same
     expression, maximised in the same order (ascending L', the first best kept) as a search by end position."""
@@ -269,13 +246,20 @@ def forward_pairs(uni, tid, start, weight, slot_keys, slot_counts, context, type
                 if cv == 0:
                     log_p = u
                 else:
-                    c = _pair_count(slot_keys, slot_counts, left_id[k] + w)
+                    c = _pair_count(pair_keys, pair_values, left_id[k] + w)
                     log_p = np.log((max(c - discount, 0.0) + left_weight[k] * e) / cv)
                 score = left_best[k] + weight * log_p + here
                 if score > top:
                     top = score
                     back[q, length - 1] = left_len[k]
             best[q, length - 1] = top
+    return _state_cuts(best, back, n, max_len)
+
+
+@nb.njit(cache=True)
+def _state_cuts(best, back, n, max_len):  # type: ignore[no-untyped-def]
+    """The cut offsets of the best path of a search over (end, word length) states: the best last word (the
+    longest among equals), then back[q, L-1] = the length of the word before."""
     last = 0
     for length in range(1, min(n, max_len) + 1):
         if best[n, length - 1] > -np.inf and (last == 0 or best[n, length - 1] >= best[n, last - 1]):

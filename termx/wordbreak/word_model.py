@@ -30,8 +30,8 @@ import numpy as np
 
 from termx.errors import InputError
 from termx.index.units import Unit
+from termx.wordbreak.hash_table import valued_table
 from termx.wordbreak.line_batches import Batch
-from termx.wordbreak.ngram_tables import _hash_table
 from termx.wordbreak.word_viterbi import _ASCII, fill_filter, pair_keys, reversed_keys, segment_spans
 
 FORMAT = 1
@@ -153,7 +153,7 @@ class WordModel:
         self.blogp = np.log(np.maximum(n - d, 0.0) / c[a] + gamma[a] * c[b] / total) if len(a) else np.zeros(0)
         pkeys = np.empty(len(a), dtype=np.uint64)
         pair_keys(a.astype(np.int64), b.astype(np.int64), pkeys)
-        self._btable = _valued_table(pkeys, self.blogp.view(np.uint64))
+        self._btable = valued_table(pkeys, self.blogp.view(np.uint64))
         self._bvalues = self._btable.view(np.float64)
         size = max(1 << max(int(16 * len(pkeys)).bit_length(), 6), 64)  # 16 bits per pair: ~6 % false positives
         self._bits = np.zeros(size // 64, dtype=np.uint64)
@@ -247,14 +247,6 @@ def _short_table(words: Sequence[str]) -> np.ndarray:
     return short
 
 
-def _valued_table(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """A hash table (ngram_tables._hash_table) whose slots hold each key's value instead of its index."""
-    table = _hash_table(keys)
-    used = table[:, 0] != 0
-    table[used, 1] = values[table[used, 1].astype(np.int64)]
-    return table
-
-
 def _word_table(words: Sequence[str]) -> np.ndarray:
     """The hash table of every word's suffixes read backwards: slot → (fingerprint, word id + 1; 0 for a suffix
     of words only)."""
@@ -268,4 +260,4 @@ def _word_table(words: Sequence[str]) -> np.ndarray:
     keys, word_of = keys[order], word_of[order]
     first = np.ones(len(keys), dtype=bool)
     first[1:] = keys[1:] != keys[:-1]
-    return _valued_table(keys[first], (word_of[first] + 1).astype(np.uint64))
+    return valued_table(keys[first], (word_of[first] + 1).astype(np.uint64))

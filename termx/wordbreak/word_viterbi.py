@@ -18,7 +18,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from termx.wordbreak.ngram_tables import _SEED, _fingerprint, find_slot
+from termx.wordbreak.hash_table import find_slot
+from termx.wordbreak.ngram_tables import _SEED, _fingerprint
 
 _ASCII = 128
 """Suffixes of one or two ASCII characters are looked up in a dense table (`short`) instead of the hash table."""
