@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from termx.index.loaded_index import LoadedIndex
 from termx.progress import Progress, Silent, Timings
 from termx.storage.corpora import get_corpus
-from termx.storage.segment_models import cache_model, find_model, model_exists, save_model
+from termx.storage.segment_models import cache_model, find_model, save_model
 from termx.wordbreak.word_model import FORMAT, WordCounts, WordModel, count_words, word_params
 
 SCORER = "words"
@@ -63,11 +63,6 @@ def word_counts(engine: Engine, corpus: str, progress: Progress | None = None,
     _counts_memo.clear()
     _counts_memo[memo_key] = counts
     return counts, source
-
-
-def word_model_stored(engine: Engine, corpus: str) -> bool:
-    """Whether word_counts would find the counts stored (no counting)."""
-    return model_exists(engine, get_corpus(engine, corpus), SCORER, _KEY)
 
 
 def word_model(engine: Engine, corpus: str, max_len: int, options: Mapping[str, float] | None = None,
