@@ -86,6 +86,16 @@ def test_lifecycle_start_status_url_stop_and_recovery(tmp_path: Path, capfd: pyt
         assert code == 1 and "not running" in err
 
 
+def test_status_says_when_commands_use_another_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with termx_home(tmp_path / "home"):
+        code, _, err = _cli("db", "status")
+        assert code == 0 and "TERMX_DATABASE_URL" not in err
+        monkeypatch.setenv("TERMX_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+        code, out, err = _cli("db", "status", "--format", "json")
+        assert code == 0 and json.loads(out)[0]["running"] is False
+        assert "TERMX_DATABASE_URL is set" in err
+
+
 def test_command_without_server_starts_and_stops_its_own(tmp_path: Path) -> None:
     """The command is `termx sql`: on the embedded server its query runs logged in as termx_reader."""
     query = tmp_path / "who.sql"

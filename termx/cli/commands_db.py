@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -55,6 +56,8 @@ def db_status(fmt: FormatOption = Format.table, quiet: QuietOption = False, verb
     from termx.database import Database
 
     emit(render_record(Database.server_status(), fmt))
+    if os.environ.get("TERMX_DATABASE_URL"):
+        notice("TERMX_DATABASE_URL is set, so the other termx commands use that server, not this embedded one")
 
 
 @db_app.command("url")
