@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 STDIN = "-"
 READ_SIZE = 1 << 16
 BLOCK = 1 << 20  # bytes decode_stream reads and checks at a time
+MAX_LINE_CHARS = 1 << 24  # the longest line stream_lines gathers (16,777,216 characters)
 REPLACEMENT = "\ufffd".encode()
 UTF8_HINT = "convert it to UTF-8"
 
@@ -150,27 +151,34 @@ def _closing(stream: BinaryIO, batches: Iterator[list[str]]) -> Iterator[list[st
 
 def _batches(stream: BinaryIO, where: str, max_lines: int) -> Iterator[list[str]]:
     """Decoded lines in batches; `read1` returns what is available without waiting for a full buffer. Every read
-    is checked (NUL, UTF-8) as it arrives, so binary input fails at once even when no newline ever comes."""
+    is checked (NUL, UTF-8) as it arrives, so binary input fails at once even when no newline ever comes, and a
+    line longer than MAX_LINE_CHARS is refused rather than gathered until the memory is full."""
     read = getattr(stream, "read1", stream.read)
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    pending, offset, first = "", 0, True
+    pending: list[str] = []  # the pieces of the line not yet ended, joined once its end arrives
+    pending_chars, offset, first = 0, 0, True
     while chunk := read(READ_SIZE):
         check_nul(chunk, where, offset)
         text = _decode_block(decoder, chunk, where, offset, UTF8_HINT, ())
         offset += len(chunk)
         if first and text:  # skip a BOM (the decoder waits for all its bytes, even split over reads)
             text, first = text.removeprefix("\ufeff"), False
-        pending += text
-        cut = pending.rfind("\n") + 1
+        cut = text.rfind("\n") + 1
         if not cut:
+            pending.append(text)
+            pending_chars += len(text)
+            if pending_chars > MAX_LINE_CHARS:
+                raise InputError(f"{where} has a line longer than {MAX_LINE_CHARS:,} characters "
+                                 f"(it ends after byte {offset:,} or later)",
+                                 "break the text into lines: termx reads and segments a line at a time")
             continue
-        lines = split_lines(pending[:cut])
-        pending = pending[cut:]
+        lines = split_lines("".join(pending) + text[:cut])
+        pending, pending_chars = [text[cut:]], len(text) - cut
         for k in range(0, len(lines), max_lines):
             yield lines[k:k + max_lines]
-    pending += _decode_block(decoder, b"", where, offset, UTF8_HINT, (), final=True)
-    if pending:
-        yield split_lines(pending)
+    pending.append(_decode_block(decoder, b"", where, offset, UTF8_HINT, (), final=True))
+    if rest := "".join(pending):
+        yield split_lines(rest)
 
 
 def parse_json_line(line: str, where: str, hint: str | None = None) -> Any:

@@ -149,6 +149,22 @@ def test_stream_lines_file_in_bounded_batches(tmp_path: Path) -> None:
         stream_lines(tmp_path / "missing.txt")  # reported when opened, before any batch is asked for
 
 
+def test_stream_lines_refuses_a_line_that_never_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(line_reader, "MAX_LINE_CHARS", 200_000)
+
+    class Endless:  # text with no newline, forever
+        def read1(self, n: int = -1) -> bytes:
+            return "字".encode() * (n // 3)
+
+        read = read1
+
+    with pytest.raises(InputError, match="<pipe> has a line longer than 200,000 characters"):
+        list(_batches(Endless(), "<pipe>", 1000))  # type: ignore[arg-type]
+    f = tmp_path / "long.txt"  # a line of exactly the limit, across several reads, is read whole
+    f.write_text("x" * 200_000 + "\n" + "y" * 70_000 + "\nend", encoding="utf-8")
+    assert [line for b in stream_lines(f) for line in b] == ["x" * 200_000, "y" * 70_000, "end"]
+
+
 def test_json_line_with_raw_u2028_is_one_document(tmp_path: Path) -> None:
     f = tmp_path / "docs.jsonl"
     records = [{"id": "a", "text": "before\u2028after"}, {"id": "b", "text": "form\x0cfeed\u0085next"}]
