@@ -87,6 +87,10 @@ def test_exports_are_the_cli_records(client: TestClient, db_env: str) -> None:
     assert page2 == _cli("concordance", CORPUS, "price", "-l", "5", "-r", "5", "-n", "8", "--format", "json")[4:]
     assert get(f"/c/{CORPUS}/terms.json?rank=ridf&top=5&min_df=2").json() == \
         _cli("terms", CORPUS, "--rank", "ridf", "--top", "5", "--min-df", "2", "--format", "json")
+    nested = get(f"/c/{CORPUS}/terms.json?rank=freq&top=8&min_df=2&nested=1").json()
+    assert nested == _cli("terms", CORPUS, "--rank", "freq", "--top", "8", "--min-df", "2", "--nested",
+                          "--format", "json")
+    assert nested != get(f"/c/{CORPUS}/terms.json?rank=freq&top=8&min_df=2").json()
     assert get(f"/c/{CORPUS}/related.json?q=bank&min_df=2").json() == \
         _cli("related", CORPUS, "bank", "--min-df", "2", "--format", "json")
     assert get(f"/c/{CORPUS}/jdf.json?x=bank&y=oil").json() == _cli("jdf", CORPUS, "bank", "oil", "--format", "json")
@@ -158,6 +162,7 @@ def test_hostile_text_is_escaped(client: TestClient) -> None:
     ("/c/nope/stats", 404, "no corpus named 'nope'"),
     (f"/c/{CORPUS}/concordance?q=a&page=abc", 400, "`page` must be a whole number"),
     (f"/c/{CORPUS}/terms?rank=best", 400, "`rank` must be one of"),
+    (f"/c/{CORPUS}/terms?rank=ridf&nested=1", 400, "`nested` discounts freq"),
     (f"/c/{CORPUS}/concordance?q=a&page=9999&per=100", 400, "beyond the first"),
     (f"/c/{CORPUS}/doc?doc_no=99", 400, "no document number 99"),
     (f"/c/{CORPUS}/jdf?x=bank", 400, "give both strings"),

@@ -115,6 +115,12 @@ def test_switching_the_ranking(page: Any, db_env: str) -> None:
     page.click("#rows th >> text=freq")
     page.wait_for_url(lambda url: "sort=freq" in url and "desc" not in url)
     assert [int(c) for c in _cells(page, "#rows tbody td:nth-child(4)")] == sorted(shown)
+    page.check("#nested")  # C-value's discount: the CLI's --nested list, kept when the page reloads
+    page.click("#apply")
+    page.wait_for_url("**nested=1*")
+    nested = _cli("terms", CORPUS, "--rank", "freq", "--top", "5", "--min-df", "2", "--nested", "--format", "json")
+    assert _cells(page, "a.term") == [t["term"].strip() for t in nested]
+    assert page.is_checked("#nested")
 
 
 def test_a_related_pair_shows_its_exact_table(page: Any, db_env: str) -> None:

@@ -41,7 +41,8 @@ def _terms_query(request: Request) -> dict[str, Any]:
             "min_df": p.number("min_df", TERMS_MIN_DF, 1, HTTP.min_df),
             "min_len": p.number("min_len", TERMS_MIN_LEN, 1, HTTP.term_len),
             "max_len": p.number("max_len", TERMS_MAX_LEN, 1, HTTP.term_len),
-            "reference": p.text("reference", None, 200) or None}
+            "reference": p.text("reference", None, 200) or None,
+            "nested": p.flag("nested")}
 
 
 def _sorted(rows: list[dict[str, Any]], request: Request) -> tuple[list[dict[str, Any]], str | None, bool]:
@@ -91,7 +92,8 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
             c = open_corpus(corpus)
             args = _terms_query(request)
             ranked = c.terms(**args)
-            background = c.terms(**{**args, "rank": "freq", "top": SCATTER_BACKGROUND, "reference": None})
+            background = c.terms(**{**args, "rank": "freq", "top": SCATTER_BACKGROUND, "reference": None,
+                                        "nested": False})
             by_term = {r["pattern"]: r for r in c.stats(list({r["term"] for r in ranked + background}))}
         except TermxError as exc:
             return error("json", status_of(exc), first_line(exc))
