@@ -173,11 +173,11 @@ def entropies(group: np.ndarray, neighbour: np.ndarray, groups: int, events: int
     owner = pairs // events
     total = np.bincount(group, minlength=groups).astype(np.float64) + events * smoothing
     p = (count + smoothing) / total[owner]
-    h = np.bincount(owner, weights=-p * np.log(p), minlength=groups)
+    h: np.ndarray = np.bincount(owner, weights=-p * np.log(p), minlength=groups).astype(np.float64)
     if smoothing > 0:
         seen = np.bincount(owner, minlength=groups)
         q = smoothing / total
-        h += (events - seen) * (-q * np.log(q))
+        h = h + (events - seen) * (-q * np.log(q))
     return h
 
 
