@@ -7,6 +7,7 @@ server is down, what needs it names the server and the corpus's shards there in 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import pickle
@@ -374,6 +375,46 @@ def test_remove_force_forgets_a_server_gone_for_good(engine: Engine, db_env: str
         if "fb" not in [r["name"] for r in list_servers(engine)]:
             add_server(engine, "fb", fb.url(DB))
     drop_corpus(engine, kept)
+
+
+def test_remove_drops_the_read_only_role_add_made(engine: Engine, storage: list[TestServer]) -> None:
+    """`servers add` makes the storage database's read-only role for `termx sql`; `remove` drops it, except while
+    another registered server names the same database (they share it) or a shard's table is left in termx_shards
+    there (another coordinator's), or once its comment says it is no longer termx's."""
+    fa = storage[0]
+    url = fa.create_database("role_t")
+    role = "termx_reads_" + hashlib.md5(b"role_t").hexdigest()[:16]
+
+    def roles() -> list[str]:
+        with psycopg.connect(fa.url()) as admin:
+            return [r[0] for r in admin.execute("SELECT rolname FROM pg_roles WHERE rolname = %s", (role,))]
+
+    try:
+        add_server(engine, "fr1", url)
+        add_server(engine, "fr2", url)
+        assert roles() == [role]
+        remove_server(engine, "fr2")  # fr1 reads through it still
+        assert roles() == [role]
+        remove_server(engine, "fr1")
+        assert roles() == []
+        add_server(engine, "fr1", url)
+        with psycopg.connect(url, autocommit=True) as remote:
+            remote.execute("CREATE TABLE termx_shards.class_999999 (a int)")  # a shard of another coordinator
+            remove_server(engine, "fr1")
+            assert roles() == [role]
+            remote.execute("DROP TABLE termx_shards.class_999999")
+        add_server(engine, "fr1", url)
+        with psycopg.connect(fa.url(), autocommit=True) as admin:  # an administrator takes the role over
+            admin.execute(f"COMMENT ON ROLE {role} IS 'ours now'")
+        remove_server(engine, "fr1")
+        assert roles() == [role]
+    finally:
+        for name in ("fr1", "fr2"):
+            if name in [r["name"] for r in list_servers(engine)]:
+                remove_server(engine, name)
+        with psycopg.connect(fa.url(), autocommit=True) as admin:
+            admin.execute('DROP DATABASE "role_t" WITH (FORCE)')
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 def _corpus_on_both(engine: Engine, name: str) -> None:
