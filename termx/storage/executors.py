@@ -109,7 +109,8 @@ def _watch_parent(parent: int) -> None:
 
 def dask_runner(address: str) -> Runner:
     """Run shard tasks on the Dask cluster whose scheduler is at `address` (each worker needs the input's
-    documents — they travel with the task — termx installed, and a route to the PostgreSQL server).
+    documents — they travel with the task — termx installed, and a route to the PostgreSQL server: the
+    coordinator's, or for a foreign shard's task its storage server's only).
 
     The address is checked here, before anything is staged: a malformed one is an InputError, a scheduler that
     does not answer a BuildFailed, at once rather than after the client's 30 s of retries. A shard's documents

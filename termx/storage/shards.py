@@ -5,10 +5,11 @@ vocabulary; each worker task (termx.storage.shard_task, run by a runner of termx
 process pool or a Dask cluster) builds its shard's arrays and class rows in memory and streams them into
 PostgreSQL itself with binary COPY, in its own transactions, so the coordinator never holds a local shard's rows.
 A task bound for a storage server (`server`) COPYs only the class rows, there, and returns the shard's index
-arrays and document offsets, which the coordinator writes with the documents it holds as each result arrives
-(one returned shard at a time). When every shard is stored, one short transaction swaps the corpus in
-(corpora._swap), or, for --append, moves the new shards, documents and tokens under the existing corpus. If a
-worker or the coordinator's write fails, or a worker dies, the staged rows are purged and the database is as before.
+arrays and document offsets, which the coordinator writes with the documents it holds as each result arrives,
+one after another, letting each shard's arrays go once written. When every shard is stored, one short transaction
+swaps the corpus in (corpora._swap), or, for --append, moves the new shards, documents and tokens under the
+existing corpus. If a worker or the coordinator's write fails, or a worker dies, the staged rows are purged and the
+database is as before.
 """
 
 from __future__ import annotations
@@ -112,8 +113,8 @@ def _shard_id(task: ShardTask) -> int:
 
 def _store_returned(conn: psycopg.Connection, corpus_id: int, task: ShardTask, result: ShardResult) -> None:
     """Store what the worker of foreign shard `task` returned, in one transaction of the staging connection: the
-    shard's documents (this process holds them), its index arrays and its figures; then let the arrays go, so this
-    process holds one returned shard at a time. A failure here fails the build like a worker's."""
+    shard's documents (this process holds them), its index arrays and its figures; then let the arrays go (the
+    runner yields a result at a time). A failure here ends the build, and staged_swap purges what was staged."""
     rows = result.rows
     assert rows is not None
     t0 = time.perf_counter()
