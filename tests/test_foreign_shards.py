@@ -7,6 +7,7 @@ server is down, what needs it names the server and the corpus's shards there in 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import pickle
@@ -34,6 +35,7 @@ from termx.storage.corpora import drop_corpus
 from termx.storage.executors import pool_runner
 from termx.storage.index_loader import load_shards
 from termx.storage.servers import add_server, list_servers, remove_server
+from termx.storage.shard_task import ShardResult, ShardTask
 from termx.storage.shards import save_shards
 from tests.pgcluster import TestServer
 
@@ -162,6 +164,53 @@ def test_cli_index_append_look_ups_and_drop(engine: Engine, db_env: str, storage
         {"fa": 0, "fb": 0}
 
 
+def _cli(*args: str) -> str:
+    """A termx command's stdout (it must succeed)."""
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_cli_index_replace_moves_a_corpus_to_another_server(engine: Engine, db_env: str, storage: list[TestServer],
+                                                            tmp_path: Path) -> None:
+    """`termx index --replace --server fb` of a corpus whose shards are on fa: the old version's tables on fa are
+    dropped, the new shards' tables are on fb, and `stats`, `concordance` and the stored classes equal those of the
+    same documents indexed locally."""
+    fa, fb = storage
+    for part, texts in (("a", ["Hi_Ho_Hi_Ho it is off", "Hi_Ho Hi"]),
+                        ("b", ["to be or not to be", "Ho Ho Ho, off we go to work", "Hi there, Ho there"])):
+        (tmp_path / part).mkdir()
+        for n, text in enumerate(texts):
+            (tmp_path / part / f"doc{n}.txt").write_text(text)
+    moved, local = f"mv-{uuid.uuid4().hex[:8]}", f"mvl-{uuid.uuid4().hex[:8]}"
+    fa_before, fb_before = _remote_tables(fa), _remote_tables(fb)
+    store = ("--shard-size", "20", "--store-min-freq", "2", "-q")
+    _cli("index", str(tmp_path / "a"), "--corpus", moved, *store, "--server", "fa")
+    shards = "SELECT s.id, s.server FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n " \
+             "ORDER BY s.shard_no"
+    old = _rows(engine, shards, n=moved)
+    assert {r["server"] for r in old} == {"fa"} and {f"class_{r['id']}" for r in old} <= set(_remote_tables(fa))
+    _cli("index", str(tmp_path / "b"), "--corpus", moved, *store, "--replace", "--server", "fb")
+    _cli("index", str(tmp_path / "b"), "--corpus", local, *store)
+    new = _rows(engine, shards, n=moved)
+    assert len(new) == 3 and {r["server"] for r in new} == {"fb"}
+    assert _remote_tables(fa) == fa_before  # the old version's tables are dropped on fa
+    ids = {f"class_{r['id']}" for r in new}
+    added = set(_remote_tables(fb)) - set(fb_before)  # the new shards' tables and their indexes
+    assert ids <= added and all(t in ids or t.startswith(tuple(f"{i}_" for i in ids)) for t in added)
+    for args in (["stats", "{c}", "Ho", "Hi_Ho", "o", "to be", "xyz"], ["concordance", "{c}", "Ho"]):
+        outputs = [_cli(*(a.format(c=c) for a in args), "--format", "json") for c in (local, moved)]
+        assert json.loads(outputs[0]) == json.loads(outputs[1]), args
+    rows = "SELECT s.shard_no, k.i, k.j, k.lbl, k.sil, k.freq, k.df, k.rep FROM termx.class k JOIN termx.shard s " \
+           "ON s.id = k.shard_id JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n ORDER BY 1, 2, 3"
+    assert _rows(engine, rows, n=moved) == _rows(engine, rows, n=local) != []
+    listed = {r["name"]: r for r in list_servers(engine)}
+    assert moved not in listed["fa"]["corpora"] and listed["fb"]["corpora"] == [moved]
+    for name in (moved, local):
+        drop_corpus(engine, name)
+    assert _remote_tables(fa) == fa_before and _remote_tables(fb) == fb_before
+
+
 def test_a_down_server_is_named_with_its_shards(engine: Engine, db_env: str, database_url: str,
                                                  storage: list[TestServer]) -> None:
     """fb down: what reads its partitions (the look-up of the input's characters in a byte corpus before
@@ -225,11 +274,13 @@ def _state(engine: Engine, name: str) -> tuple[object, ...]:
     return corpus, shards, tables
 
 
-@pytest.mark.parametrize("point", ["copy_classes", "create_index", "swap"])
+@pytest.mark.parametrize("point", ["copy_classes", "create_index", "copy_documents", "store_returned", "swap"])
 def test_a_failed_foreign_append_leaves_every_server_as_it_was(engine: Engine, storage: list[TestServer],
                                                                monkeypatch: pytest.MonkeyPatch, point: str) -> None:
-    """An --append whose worker fails mid-COPY, while indexing, or whose swap fails: the corpus, the coordinator's
-    tables and both storage servers' tables are as before, and its look-ups answer the same."""
+    """An --append whose worker fails mid-COPY or while indexing on the storage server, whose returned shard the
+    coordinator fails to write (mid-COPY of its documents, or after its arrays), or whose swap fails: the corpus,
+    the coordinator's tables and both storage servers' tables are as before, also after the next writer's garbage
+    collection, and its look-ups answer the same."""
     fa, fb = storage
     name = f"fail-{uuid.uuid4().hex[:8]}"
     docs = [Document(f"d{n}", t) for n, t in enumerate(["Hi_Ho_Hi_Ho", "Hi_Ho Hi", "Ho there"])]
@@ -243,22 +294,37 @@ def test_a_failed_foreign_append_leaves_every_server_as_it_was(engine: Engine, s
                     server="fb")
     monkeypatch.delenv("TERMX_FAULT")
     assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    with pytest.raises(CorpusNotFound):  # a writer: its garbage collection finds nothing more to drop
+        drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
+    assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    assert _staged_rows(engine) == 0
     assert _rows(engine, query, c=name, p=["Ho", "Hi_", "o"]) == answers
     drop_corpus(engine, name)
     assert _remote_tables(fa) == [] and _remote_tables(fb) == []
 
 
+def _staged_rows(engine: Engine) -> int:
+    """Documents and index arrays of nameless corpora (what a failed build must not leave)."""
+    return int(_rows(engine, "SELECT (SELECT count(*) FROM termx.document d JOIN termx.corpus c ON c.id = d.corpus_id "
+                             "WHERE c.name IS NULL) + (SELECT count(*) FROM termx.index_array a JOIN termx.shard s ON "
+                             "s.id = a.shard_id JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name IS NULL) AS n")
+                [0]["n"])
+
+
+@pytest.mark.parametrize("point", ["staged", "store_returned"])
 def test_kill_9_of_a_foreign_append_is_cleaned_everywhere(engine: Engine, database_url: str,
-                                                          storage: list[TestServer], tmp_path: Path) -> None:
-    """`termx index --append --server fb` killed (-9) after its shards are stored, before the swap: the corpus
-    answers as before, and the next writer's garbage collection drops what was staged on the coordinator and fb."""
+                                                          storage: list[TestServer], tmp_path: Path,
+                                                          point: str) -> None:
+    """`termx index --append --server fb` killed (-9) after its shards are stored, before the swap, or while it
+    writes the returned shard's documents and arrays: the corpus answers as before, and the next writer's garbage
+    collection drops what was staged on the coordinator and fb."""
     fa, fb = storage
     name = f"kill-{uuid.uuid4().hex[:8]}"
     save_shards(engine, name, [[Document("d1", "Hi_Ho_Hi_Ho"), Document("d2", "Ho there")]], Unit.byte, KMAX,
                 runner=IN_PROCESS, server="fa")
     before = (_state(engine, name), _remote_tables(fa), _remote_tables(fb))
     (tmp_path / "more.txt").write_text("Ho Ho Hi")
-    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_FAULT": "kill:staged"}
+    env = {**os.environ, "TERMX_DATABASE_URL": database_url, "TERMX_FAULT": f"kill:{point}"}
     killed = subprocess.run([sys.executable, "-m", "termx", "index", str(tmp_path / "more.txt"), "--corpus", name,
                              "--append", "--server", "fb", "-q"], env=env, capture_output=True, text=True,
                             timeout=300, check=False)
@@ -267,6 +333,7 @@ def test_kill_9_of_a_foreign_append_is_cleaned_everywhere(engine: Engine, databa
     with pytest.raises(CorpusNotFound):  # a writer: it collects the garbage first
         drop_corpus(engine, f"absent-{uuid.uuid4().hex[:6]}")
     assert (_state(engine, name), _remote_tables(fa), _remote_tables(fb)) == before
+    assert _staged_rows(engine) == 0
     drop_corpus(engine, name)
 
 
@@ -308,6 +375,46 @@ def test_remove_force_forgets_a_server_gone_for_good(engine: Engine, db_env: str
         if "fb" not in [r["name"] for r in list_servers(engine)]:
             add_server(engine, "fb", fb.url(DB))
     drop_corpus(engine, kept)
+
+
+def test_remove_drops_the_read_only_role_add_made(engine: Engine, storage: list[TestServer]) -> None:
+    """`servers add` makes the storage database's read-only role for `termx sql`; `remove` drops it, except while
+    another registered server names the same database (they share it) or a shard's table is left in termx_shards
+    there (another coordinator's), or once its comment says it is no longer termx's."""
+    fa = storage[0]
+    url = fa.create_database("role_t")
+    role = "termx_reads_" + hashlib.md5(b"role_t").hexdigest()[:16]
+
+    def roles() -> list[str]:
+        with psycopg.connect(fa.url()) as admin:
+            return [r[0] for r in admin.execute("SELECT rolname FROM pg_roles WHERE rolname = %s", (role,))]
+
+    try:
+        add_server(engine, "fr1", url)
+        add_server(engine, "fr2", url)
+        assert roles() == [role]
+        remove_server(engine, "fr2")  # fr1 reads through it still
+        assert roles() == [role]
+        remove_server(engine, "fr1")
+        assert roles() == []
+        add_server(engine, "fr1", url)
+        with psycopg.connect(url, autocommit=True) as remote:
+            remote.execute("CREATE TABLE termx_shards.class_999999 (a int)")  # a shard of another coordinator
+            remove_server(engine, "fr1")
+            assert roles() == [role]
+            remote.execute("DROP TABLE termx_shards.class_999999")
+        add_server(engine, "fr1", url)
+        with psycopg.connect(fa.url(), autocommit=True) as admin:  # an administrator takes the role over
+            admin.execute(f"COMMENT ON ROLE {role} IS 'ours now'")
+        remove_server(engine, "fr1")
+        assert roles() == [role]
+    finally:
+        for name in ("fr1", "fr2"):
+            if name in [r["name"] for r in list_servers(engine)]:
+                remove_server(engine, name)
+        with psycopg.connect(fa.url(), autocommit=True) as admin:
+            admin.execute('DROP DATABASE "role_t" WITH (FORCE)')
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
 
 
 def _corpus_on_both(engine: Engine, name: str) -> None:
@@ -403,11 +510,13 @@ def test_a_storage_server_gone_mid_statement_is_named(engine: Engine, storage: l
 
 def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: list[TestServer], tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--dask` with `--server`: the tasks of a Dask LocalCluster store each shard's class rows on the storage
-    server (a build on fb, an append on fa), the coordinator attaches them as foreign partitions, and every stored
-    class row and `termx.stats` equals the same shards built locally. A storage server stopped in the middle of a
-    task's COPY ends the build with the one ServerUnreachable line (raised on the worker, passed through Dask) and
-    leaves the corpus as it was."""
+    """`--dask` with `--server`: the tasks of a Dask LocalCluster carry the storage server's conninfo and nothing of
+    the coordinator's (no URL, database name, port or password in the pickled task), store each shard's class rows
+    on the storage server (a build on fb, an append on fa) and return its arrays, which the coordinator stores with
+    the documents and attaches the partitions; every stored class row, array, document and `termx.stats` equals the
+    same shards built locally. A failure of the coordinator's write of a returned shard, and a storage server
+    stopped in the middle of a task's COPY (the one ServerUnreachable line, raised on the worker, passed through
+    Dask), leave the corpus as it was."""
     dask = pytest.importorskip("dask")
     distributed = pytest.importorskip("dask.distributed")
     from termx.storage.executors import dask_runner
@@ -418,15 +527,39 @@ def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: lis
     local, remote = f"dl-{uuid.uuid4().hex[:8]}", f"dr-{uuid.uuid4().hex[:8]}"
     save_shards(engine, local, groups, Unit.word, KMAX, runner=IN_PROCESS)
     save_shards(engine, local, more, Unit.word, KMAX, runner=IN_PROCESS, append=True)
+    sent: list[ShardTask] = []
     with dask.config.set({"temporary-directory": str(tmp_path)}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                      dashboard_address=None) as cluster:
-        on_dask = dask_runner(cluster.scheduler_address)
+        dask_tasks = dask_runner(cluster.scheduler_address)
+
+        def on_dask(tasks: list[ShardTask]) -> Iterator[ShardResult]:
+            sent.extend(tasks)
+            return dask_tasks(tasks)
+
         save_shards(engine, remote, groups, Unit.word, KMAX, runner=on_dask, server="fb")
         save_shards(engine, remote, more, Unit.word, KMAX, runner=on_dask, append=True, server="fa")
+        coordinator = engine.url
+        for task in sent:  # what travels to a worker names the storage server only
+            pickled = pickle.dumps(task)
+            assert task.url is None and task.class_url and f"port={fb.port if task.server == 'fb' else fa.port}" \
+                in task.class_url
+            assert str(coordinator.database).encode() not in pickled
+            assert f"port={coordinator.port or 5432} ".encode() not in pickled
+            assert coordinator.render_as_string(hide_password=True).encode() not in pickled
+            assert coordinator.password is None or str(coordinator.password).encode() not in pickled
+        assert [t.server for t in sent] == ["fb"] * 4 + ["fa"]
         rows = "SELECT s.shard_no, k.i, k.j, k.lbl, k.sil, k.freq, k.df, k.rep FROM termx.class k JOIN termx.shard s " \
                "ON s.id = k.shard_id JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n ORDER BY 1, 2, 3"
         assert _rows(engine, rows, n=remote) == _rows(engine, rows, n=local) != []
+        stored = "SELECT s.shard_no, s.tokens, s.documents, s.first_doc, s.classes, a.name, a.chunk, a.dtype, " \
+                 "a.length, md5(a.data) AS data FROM termx.index_array a JOIN termx.shard s ON s.id = a.shard_id " \
+                 "JOIN termx.corpus c ON c.id = s.corpus_id WHERE c.name = :n ORDER BY 1, 6, 7"
+        assert _rows(engine, stored, n=remote) == _rows(engine, stored, n=local) != []
+        documents = "SELECT d.doc_no, s.shard_no, d.name, d.title, d.start, d.length, d.text FROM termx.document d " \
+                    "JOIN termx.shard s ON s.id = d.shard_id JOIN termx.corpus c ON c.id = d.corpus_id " \
+                    "WHERE c.name = :n ORDER BY 1"
+        assert _rows(engine, documents, n=remote) == _rows(engine, documents, n=local) != []
         kinds = "SELECT s.server, p.relkind FROM termx.shard s JOIN termx.corpus c ON c.id = s.corpus_id " \
                 "JOIN pg_class p ON p.oid = ('termx.class_' || s.id)::regclass WHERE c.name = :n ORDER BY s.shard_no"
         assert _rows(engine, kinds, n=remote) == [{"server": "fb", "relkind": "f"}] * 4 + \
@@ -439,6 +572,13 @@ def test_dask_builds_write_each_shard_to_its_server(engine: Engine, storage: lis
         assert _rows(engine, query, c=remote, p=patterns) == _rows(engine, query, c=local, p=patterns)
 
         before = (_state(engine, remote), _remote_tables(fa), _remote_tables(fb))
+        monkeypatch.setenv("TERMX_FAULT", "fail:store_returned")  # the coordinator's write of a returned shard
+        with pytest.raises(Exception, match="fault injected at store_returned"):
+            save_shards(engine, remote, [[Document("e0", "the cat")], [Document("e1", "the mat")]], Unit.word, KMAX,
+                        runner=on_dask, append=True, server="fa")
+        monkeypatch.delenv("TERMX_FAULT")
+        assert (_state(engine, remote), _remote_tables(fa), _remote_tables(fb)) == before
+        assert _staged_rows(engine) == 0
 
         def stop_fb(point: str) -> None:  # the cluster's workers are threads of this process
             if point == "copy_classes" and fb.running():

@@ -101,11 +101,36 @@ BEGIN
     ELSE
         EXECUTE format('CREATE ROLE %I LOGIN NOINHERIT PASSWORD %L', r, current_setting('termx.reader_password'));
     END IF;
+    -- termx's from now on (its password is the mapping's): what remote_reader_drop may drop
+    EXECUTE format('COMMENT ON ROLE %I IS %L', r, 'termx: termx sql reads the shards of termx_shards as this role');
     CREATE SCHEMA IF NOT EXISTS termx_shards;
     EXECUTE format('GRANT USAGE ON SCHEMA termx_shards TO %I', r);
     EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA termx_shards TO %I', r);
     EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA termx_shards GRANT SELECT ON TABLES TO %I', r);
 END $$
+
+-- name: remote_reader_drop
+-- on a storage server, when its server is removed: drop the read-only role of remote_reader_role if termx made it
+-- (its comment) and termx_shards holds no table (no coordinator has shards here; a storage database serves one)
+DO $$
+DECLARE
+    r text := 'termx_reads_' || left(md5(current_database()), 16);
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r AND shobj_description(oid, 'pg_authid')
+                      = 'termx: termx sql reads the shards of termx_shards as this role')
+       AND NOT EXISTS (SELECT 1 FROM pg_class WHERE relnamespace = to_regnamespace('termx_shards')) THEN
+        EXECUTE format('REVOKE USAGE ON SCHEMA termx_shards FROM %I', r);
+        EXECUTE format('ALTER DEFAULT PRIVILEGES IN SCHEMA termx_shards REVOKE SELECT ON TABLES FROM %I', r);
+        EXECUTE format('DROP ROLE %I', r);
+    END IF;
+END $$
+
+-- name: same_database_servers
+-- the other registered servers with the same host, port and database as server :name (they share its read-only role)
+SELECT o.srvname FROM pg_foreign_server s JOIN pg_foreign_server o ON o.oid <> s.oid AND o.srvname LIKE 'termx\_%'
+ WHERE s.srvname = 'termx_' || :name
+   AND (SELECT array_agg(x ORDER BY x) FROM unnest(o.srvoptions) x WHERE x ~ '^(host|port|dbname)=')
+     = (SELECT array_agg(x ORDER BY x) FROM unnest(s.srvoptions) x WHERE x ~ '^(host|port|dbname)=')
 
 -- name: reader_mapping_create
 -- on the coordinator: termx_reader's user mapping for server termx_:name, as the storage server's read-only role of

@@ -35,6 +35,7 @@ from termx.storage.statements import run_internal
 
 if TYPE_CHECKING:  # the build's kernels (numba) load only where a corpus is stored
     from termx.index.build import Shard
+    from termx.index.ingest import Document
 
 ARRAY_CHUNK_BYTES = 16 << 20
 STORE_CONNECTIONS = min(2, os.cpu_count() or 1)  # a one-shard build loads its classes over this many
@@ -74,27 +75,33 @@ def save_corpus(engine: Engine, name: str, shard: Shard, replace: bool = False, 
 
 def store_shard(conns: Sequence[psycopg.Connection], corpus_id: int, shard_id: int, shard: Shard, rep_cap: int,
                 timings: Timings, progress: Progress, first_doc: int = 0, vocab: bool = True,
-                on_load: Callable[[], None] | None = None, min_freq: int = 2,
-                class_conns: Sequence[psycopg.Connection] | None = None, class_schema: str = "termx") -> None:
+                on_load: Callable[[], None] | None = None, min_freq: int = 2) -> None:
     """Load a built shard into its staged rows and class table, and index that table: documents, `vocab` (when
     the shard is the whole corpus) and arrays in one transaction on the first connection, then the rows of the
     classes with freq >= `min_freq` and the indexes spread over all of `conns` (each piece commits; nothing is
-    visible before the swap). The rarer classes are computed from the arrays when looked up. A foreign shard's
-    class rows and indexes go over `class_conns` to `class_schema` on its storage server."""
+    visible before the swap). The rarer classes are computed from the arrays when looked up."""
     conn = conns[0]
     with conn.transaction():
         with timings.stage("store documents", progress, len(shard.documents)) as advance:
-            _copy_documents(conn, corpus_id, shard_id, shard, advance, first_doc)
+            copy_documents(conn, corpus_id, shard_id, shard.documents, shard.tokens.doc_start, shard.tokens.doc_len,
+                           advance, first_doc)
             if vocab:
                 _copy_vocab(conn, corpus_id, shard)
-            _copy_arrays(conn, shard_id, shard)
+            copy_arrays(conn, shard_id, shard_arrays(shard))
         if on_load:
             on_load()
+    store_classes(conns, shard_id, shard, rep_cap, timings, progress, min_freq)
+
+
+def store_classes(conns: Sequence[psycopg.Connection], shard_id: int, shard: Shard, rep_cap: int, timings: Timings,
+                  progress: Progress, min_freq: int = 2, schema: str = "termx") -> None:
+    """Load the rows of the shard's classes with freq >= `min_freq` into its standalone table in `schema` over all
+    of `conns` (a foreign shard's: on its storage server), then build that table's indexes and ANALYZE it."""
     with timings.stage("store classes", progress, len(shard.classes)) as advance:
-        _copy_classes(class_conns or conns, shard_id, shard, rep_cap, advance, min_freq, class_schema)
+        _copy_classes(conns, shard_id, shard, rep_cap, advance, min_freq, schema)
     with timings.stage("create indexes", progress):
         fault_point("create_index")
-        partitions.index(class_conns or conns, CLASSES, shard_id, class_schema)
+        partitions.index(conns, CLASSES, shard_id, schema)
 
 
 def _url(engine: Engine) -> str:
@@ -190,14 +197,15 @@ def _dependents(conn: psycopg.Connection, corpus_id: int) -> dict[str, int]:
     return {what: int(n) for what, n in zip(DEPENDENTS, row, strict=True)}
 
 
-def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, shard: Shard,
-                    advance: Callable[[int], None], first_doc: int = 0) -> None:
-    """The shard's documents, numbered from `first_doc` (doc_no counts across the corpus's shards)."""
-    ta = shard.tokens
+def copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, documents: Sequence[Document],
+                   doc_start: np.ndarray, doc_len: np.ndarray, advance: Callable[[int], None],
+                   first_doc: int = 0) -> None:
+    """A shard's documents with their token offsets, numbered from `first_doc` (doc_no counts across the corpus's
+    shards)."""
 
     def rows() -> Iterator[tuple[Any, ...]]:
-        for n, doc in enumerate(shard.documents):
-            yield (corpus_id, first_doc + n, shard_id, doc.name, doc.title, int(ta.doc_start[n]), int(ta.doc_len[n]),
+        for n, doc in enumerate(documents):
+            yield (corpus_id, first_doc + n, shard_id, doc.name, doc.title, int(doc_start[n]), int(doc_len[n]),
                    doc.text)
             if n == 0:
                 fault_point("copy_documents")  # mid-COPY
@@ -207,7 +215,7 @@ def _copy_documents(conn: psycopg.Connection, corpus_id: int, shard_id: int, sha
     copy_binary(conn, "termx.document", ("corpus_id", "doc_no", "shard_id", "name", "title", "start", "length",
                                          "text"), ("int4", "int4", "int4", "text", "text", "int8", "int4", "text"),
                 rows())
-    advance(len(shard.documents) % 1000)
+    advance(len(documents) % 1000)
 
 
 def _copy_vocab(conn: psycopg.Connection, corpus_id: int, shard: Shard) -> None:
@@ -218,17 +226,27 @@ def _copy_vocab(conn: psycopg.Connection, corpus_id: int, shard: Shard) -> None:
                 ((corpus_id, n, token) for n, token in enumerate(vocab, 1)))
 
 
-def _copy_arrays(conn: psycopg.Connection, shard_id: int, shard: Shard) -> None:
-    """The arrays look-ups need, in chunks of raw little-endian bytes."""
-    arrays = {"tokens": shard.tokens.tokens, "sa": shard.sa, "doc_start": shard.tokens.doc_start}
+StoredArray = tuple[str, np.ndarray, int]
+"""An array look-ups need: its stored name (termx.index_array), the array, and the bytes of each stored chunk."""
+
+
+def shard_arrays(shard: Shard) -> list[StoredArray]:
+    """The arrays of `shard` that are stored for look-ups, each with its chunk size."""
+    arrays = [("tokens", shard.tokens.tokens, ARRAY_CHUNK_BYTES), ("sa", shard.sa, ARRAY_CHUNK_BYTES),
+              ("doc_start", shard.tokens.doc_start, ARRAY_CHUNK_BYTES)]
     if shard.ngram_filter is not None:
         from termx.index.ngramfilter import ARRAY
 
-        arrays[ARRAY] = shard.ngram_filter
+        arrays.append((ARRAY, shard.ngram_filter, FILTER_CHUNK_BYTES))
+    return arrays
+
+
+def copy_arrays(conn: psycopg.Connection, shard_id: int, arrays: Sequence[StoredArray]) -> None:
+    """A shard's arrays (shard_arrays) in chunks of raw little-endian bytes."""
 
     def rows() -> Iterator[tuple[Any, ...]]:
-        for name, arr in arrays.items():
-            for row in array_chunks(arr, FILTER_CHUNK_BYTES if arr is shard.ngram_filter else ARRAY_CHUNK_BYTES):
+        for name, arr, chunk_bytes in arrays:
+            for row in array_chunks(arr, chunk_bytes):
                 yield (shard_id, name, *row)
 
     copy_binary(conn, "termx.index_array", ("shard_id", "name", "dtype", "length", "chunk", "data"),

@@ -1,6 +1,7 @@
 """Where the shard tasks of a build run (docs/scale-out.md): a pool of local worker processes, or a Dask cluster.
-A runner takes the tasks and yields their results as they finish; the coordinator (termx.storage.shards) stores
-nothing of a shard itself.
+A runner takes the tasks and yields their results as they finish, and hands out a new task only as it yields a
+result, so the results waiting for the coordinator (termx.storage.shards, which stores the index arrays a foreign
+shard's task returns) are at most one per worker.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 
 from termx.errors import BuildFailed, InputError, MissingDependency, TermxError
@@ -29,7 +30,8 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def pool_runner(workers: int | None = None) -> Runner:
-    """Run shard tasks in `workers` spawned processes (default: the cores); one worker runs them in this process."""
+    """Run shard tasks in `workers` spawned processes (default: the cores), one task per process at a time, the next
+    one submitted as a result is taken; one worker runs them in this process."""
     count = workers or os.cpu_count() or 1
     if count < 1:
         raise InputError("`workers` must be at least 1", params=("workers",))
@@ -42,13 +44,24 @@ def pool_runner(workers: int | None = None) -> Runner:
         with _safe_path():  # multiprocessing's resource tracker starts here
             pool = ProcessPoolExecutor(max_workers=min(count, len(tasks)), mp_context=get_context("spawn"),
                                        initializer=_die_with_parent, initargs=(os.getpid(),))
-        try:
+        waiting = tasks[::-1]
+        pending: set[Future[ShardResult]] = set()
+
+        def submit() -> None:
             with _safe_path():  # the workers start in submit() (Python 3.11 to 3.13)
-                pending: set[Future[ShardResult]] = {pool.submit(build_and_store, t) for t in tasks}
+                pending.add(pool.submit(build_and_store, waiting.pop()))
+
+        try:
+            while waiting and len(pending) < count:
+                submit()
             while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
-                    yield f.result()
+                    pending.discard(f)
+                    result = f.result()
+                    if waiting:
+                        submit()
+                    yield result
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -96,7 +109,8 @@ def _watch_parent(parent: int) -> None:
 
 def dask_runner(address: str) -> Runner:
     """Run shard tasks on the Dask cluster whose scheduler is at `address` (each worker needs the input's
-    documents — they travel with the task — termx installed, and a route to the PostgreSQL server).
+    documents — they travel with the task — termx installed, and a route to the PostgreSQL server: the
+    coordinator's, or for a foreign shard's task its storage server's only).
 
     The address is checked here, before anything is staged: a malformed one is an InputError, a scheduler that
     does not answer a BuildFailed, at once rather than after the client's 30 s of retries. A shard's documents
@@ -129,9 +143,12 @@ def dask_runner(address: str) -> Runner:
                 if waiting:
                     submit()
             for f in done:
-                yield f.result()
+                result = f.result()
+                futures.remove(f)  # with `f` gone, the cluster lets the result go (a foreign shard's holds arrays)
+                del f
                 if waiting:
                     submit()
+                yield result
         except TermxError:
             raise
         except Exception as exc:  # whatever a task raised, or the cluster's own failure (KilledWorker, ...)

@@ -40,7 +40,7 @@ def check_name(name: str) -> str:
     return name
 
 
-def server_conninfo(conn: psycopg.Connection, server: str) -> str:
+def server_conninfo(conn: psycopg.Connection | sa.Connection, server: str) -> str:
     """A libpq conninfo of storage server `server` with the current user's credentials, read from its postgres_fdw
     server and the user mapping (which PostgreSQL shows to the mapped user): what workers connect with."""
     row = run_internal(conn, "servers.server_address", name=check_name(server)).fetchone()

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
 from termx.errors import CorpusNotFound, DatabaseUnavailable, ServerError
-from termx.storage.foreign import check_name
+from termx.storage.foreign import check_name, server_conninfo
 from termx.storage.statements import run_internal
 
 log = logging.getLogger("termx")
@@ -154,7 +154,8 @@ def list_servers(engine: Engine, name: str | None = None) -> list[dict[str, Any]
 def remove_server(engine: Engine, name: str, force: bool = False) -> dict[str, Any]:
     """Unregister `name` and drop its postgres_fdw server and mappings; refused (ServerError naming the corpora)
     while a corpus has shards there, unless `force` (a server gone for good: `forget_server`). Its data on the
-    storage server is left as it is. The removed row."""
+    storage server is left as it is; the read-only role `add` made there for `termx sql` is dropped unless another
+    registered server names the same database or a shard's table is left there. The removed row."""
     check_name(name)
     if force:
         return forget_server(engine, name)
@@ -165,9 +166,28 @@ def remove_server(engine: Engine, name: str, force: bool = False) -> dict[str, A
         if held:
             what = ", ".join(f"{n} of {c!r}" if c else f"{n} of a corpus being built or dropped" for c, n in held)
             raise ServerError(f"server {name!r} holds shards ({what})", "drop those corpora first: termx drop NAME")
+        shared = run_internal(conn, "servers.same_database_servers", name=name).first() is not None
+        try:  # through the user mapping, which goes with the server
+            address = None if shared else server_conninfo(conn, name)
+        except ServerError:
+            address = None
         run_internal(conn, "servers.server_drop", name=name)
         run_internal(conn, "servers.delete_server", name=name)
+    if address is not None:
+        _drop_remote_reader(name, address)
     return {"name": name, "removed": True}
+
+
+def _drop_remote_reader(name: str, conninfo: str) -> None:
+    """Drop the storage server's read-only role for `termx sql` (made by `add`) if termx made it and no shard's
+    table is left there (sql/internal/servers.sql remote_reader_drop); when the server cannot be reached or
+    refuses, a notice says the role stays."""
+    try:
+        with psycopg.connect(conninfo, autocommit=True) as remote, remote.transaction():
+            run_internal(remote, "servers.remote_reader_drop")
+    except psycopg.Error as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        log.warning("server %s: its read-only role for `termx sql` stays on the storage server: %s", name, reason)
 
 
 def corpora_on_server(engine: Engine, name: str) -> list[str]:

@@ -3,15 +3,19 @@
 The coordinator stages a nameless corpus row, one row and one standalone class table per shard, and the global
 vocabulary; each worker task (termx.storage.shard_task, run by a runner of termx.storage.executors: a local
 process pool or a Dask cluster) builds its shard's arrays and class rows in memory and streams them into
-PostgreSQL itself with binary COPY, in its own transaction, so the coordinator never holds a shard's rows. When
-every shard is stored, one short transaction swaps the corpus in (corpora._swap), or, for --append, moves the new
-shards, documents and tokens under the existing corpus. If a worker fails or dies, the staged rows are purged and
-the database is as before.
+PostgreSQL itself with binary COPY, in its own transactions, so the coordinator never holds a local shard's rows.
+A task bound for a storage server (`server`) COPYs only the class rows, there, and returns the shard's index
+arrays and document offsets, which the coordinator writes with the documents it holds as each result arrives,
+one after another, letting each shard's arrays go once written. When every shard is stored, one short transaction
+swaps the corpus in (corpora._swap), or, for --append, moves the new shards, documents and tokens under the
+existing corpus. If a worker or the coordinator's write fails, or a worker dies, the staged rows are purged and the
+database is as before.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -29,7 +33,7 @@ from termx.index.units import Unit, vocabulary
 from termx.progress import Progress, Silent, Timings
 from termx.storage import partitions, transactions
 from termx.storage.copyrows import copy_binary
-from termx.storage.corpora import _swap, _url, corpus_not_found, get_corpus
+from termx.storage.corpora import _swap, _url, copy_arrays, copy_documents, corpus_not_found, get_corpus
 from termx.storage.document_names import new_names
 from termx.storage.executors import Runner, first_line, pool_runner
 from termx.storage.foreign import server_conninfo, stage_partition
@@ -69,7 +73,8 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
     timings = timings if timings is not None else Timings()
     runner = runner or pool_runner()
     url = _url(engine)
-    worker_url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    # the coordinator's URL goes to the workers of local shards only: a foreign shard's task never reaches it
+    worker_url = None if server else engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with transactions.connection(engine) as conn, transactions.conflicts_as_errors(f"corpus {name!r}"):
         transactions.collect_garbage(conn, url)
         target = _target(conn, name, unit, max_k, rep_cap, replace, append, min_freq)
@@ -82,8 +87,11 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
                                   {**(params or {}), "store_min_freq": target.min_freq}, server)
         with transactions.staged_swap(conn, url, corpus_id) as swap:
             results = []
+            by_no = {t.shard_no: t for t in tasks}
             with timings.stage("build and store shards", progress, len(tasks)) as advance:
                 for result in _guarded(runner(tasks), name, tasks):
+                    if result.rows is not None:
+                        _store_returned(conn, corpus_id, by_no[result.shard_no], result)
                     results.append(result)
                     advance(1)
             fault_point("staged")
@@ -101,6 +109,27 @@ def save_shards(engine: Engine, name: str, groups: Sequence[Sequence[Document]],
 
 def _shard_id(task: ShardTask) -> int:
     return task.shard_id
+
+
+def _store_returned(conn: psycopg.Connection, corpus_id: int, task: ShardTask, result: ShardResult) -> None:
+    """Store what the worker of foreign shard `task` returned, in one transaction of the staging connection: the
+    shard's documents (this process holds them), its index arrays and its figures; then let the arrays go (the
+    runner yields a result at a time). A failure here ends the build, and staged_swap purges what was staged."""
+    rows = result.rows
+    assert rows is not None
+    t0 = time.perf_counter()
+    with conn.transaction():
+        copy_documents(conn, corpus_id, task.shard_id, task.documents, rows.doc_start, rows.doc_len, _no_progress,
+                       task.first_doc)
+        copy_arrays(conn, task.shard_id, rows.arrays)
+        fault_point("store_returned")
+        run_internal(conn, "shards.shard_built", tokens=result.tokens, classes=result.classes,
+                     seconds=round(result.seconds + time.perf_counter() - t0, 4), id=task.shard_id)
+    result.rows = None
+
+
+def _no_progress(_: int) -> None:
+    """The documents of a returned shard are not counted (the build's progress counts shards)."""
 
 
 def _guarded(results: Iterable[ShardResult], name: str, tasks: Sequence[ShardTask]) -> Iterator[ShardResult]:
@@ -153,12 +182,12 @@ def _grow_vocab(old: list[str] | None, texts: list[str], unit: Unit) -> list[str
     return old + [t for t in new if t not in known]
 
 
-def _stage(conn: psycopg.Connection, url: str, groups: Sequence[Sequence[Document]], target: _Target,
+def _stage(conn: psycopg.Connection, url: str | None, groups: Sequence[Sequence[Document]], target: _Target,
            vocab: list[str] | None, params: dict[str, Any], server: str | None = None
            ) -> tuple[int, list[ShardTask]]:
     """Commit a nameless corpus row owned by this session, its shard rows and empty class tables (on storage
     server `server`, as foreign tables here), and the vocabulary (all of it, or for --append only the new tokens,
-    with their final ids)."""
+    with their final ids). The tasks carry `url` (the coordinator, None with `server`) or the server's conninfo."""
     class_url = server_conninfo(conn, server) if server else None
     with conn.transaction():
         corpus_id = run_internal(
