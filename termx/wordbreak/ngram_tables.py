@@ -21,6 +21,7 @@ import numpy as np
 
 from termx.index.units import Unit
 from termx.wordbreak.candidates import ABSENT, char_lengths
+from termx.wordbreak.char_table import CharTable
 from termx.wordbreak.entropy import _evidence, class_bonus, run_lengths, text_classes
 from termx.wordbreak.hash_table import find_value, hash_table
 from termx.wordbreak.line_batches import Batch
@@ -69,8 +70,7 @@ class CompactModel:
         self._ftable, self._rtable = tables["ftable"], tables["rtable"]
         self._fvalues, self._rvalues = tables["fvalues"], tables["rvalues"]
         self.derived = None
-        order = np.argsort(self.vocab, kind="stable")
-        self._cp_sorted, self._cp_ids = self.vocab[order], (order + 1).astype(np.int64)
+        self._chars = CharTable(self.vocab)
 
     @property
     def nodes(self) -> int:
@@ -104,20 +104,21 @@ class CompactModel:
 
     def ids(self, text: str) -> np.ndarray:
         """Token ids of `text` in the corpus's unit (-1 for a character the corpus never uses)."""
+        return self.ids_classes(text)[0]
+
+    def ids_classes(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """ids() of `text` and the class of the character at each token (entropy.text_classes)."""
         if self.unit is Unit.byte:
-            return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
+            return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64), text_classes(text, self.unit)
         cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        if not len(self._cp_sorted):
-            return np.full(len(cps), -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._cp_sorted, cps), len(self._cp_sorted) - 1)
-        return np.where(self._cp_sorted[at] == cps, self._cp_ids[at], -1)
+        return self._chars.ids(cps), self._chars.classes(cps)
 
     def segment_lines(self, lines: Sequence[str]) -> list[list[str]]:
         """The words of each line (white space in it stays a boundary), as the class-tree path would find them
         if the line were a document of the corpus."""
         batch = Batch.of(lines, self.unit)
-        ids = self.ids(batch.joined)
-        cuts, counts = self.segment_spans(ids, batch.starts, batch.stops, text_classes(batch.joined, self.unit))
+        ids, classes = self.ids_classes(batch.joined)
+        cuts, counts = self.segment_spans(ids, batch.starts, batch.stops, classes)
         return batch.words(cuts, counts)
 
     def segment_spans(self, ids: np.ndarray, starts: np.ndarray, stops: np.ndarray, classes: np.ndarray
@@ -134,8 +135,7 @@ class CompactModel:
         (scores[p, L-1]: the word of L tokens at p; -inf: no word) and the boundary evidence ev[p] they include
         (a word at p > 0 scores weight · log P + ev[p] − θ)."""
         batch = Batch.of(lines, self.unit)
-        ids = self.ids(batch.joined)
-        classes = text_classes(batch.joined, self.unit)
+        ids, classes = self.ids_classes(batch.joined)
         char_len = char_lengths(ids, self.unit)
         return batch, [_span_scores(ids, int(lo), int(hi - lo), classes, char_len, *self._tables())
                        for lo, hi in zip(batch.starts, batch.stops, strict=True)]
