@@ -1,4 +1,5 @@
-"""Batch.words and CharTable, the vectorised steps of segmenting new text, against the per-word code they replace."""
+"""Batch.words, CharTable and append_best_within, the faster steps of segmenting new text with a stored model,
+against the code they replace."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import random
 import numpy as np
 import pytest
 
+from termx.errors import InputError
 from termx.index.units import Unit
 from termx.wordbreak.char_table import CharTable
 from termx.wordbreak.entropy import text_classes
 from termx.wordbreak.line_batches import Batch
+from termx.wordbreak.viterbi import append_best, append_best_within, best_path, combine
 
 ALPHABET = "ab1.。中文字日本語カナひら😀𠀀\0\x85é "
 """Han, Kana, digits, a full stop, beyond the BMP (an emoji, a plane-2 Han), NUL, NEL (white space) and Latin."""
@@ -84,3 +87,34 @@ def test_char_table_equals_search_and_text_classes() -> None:
     twice = np.array([ord("a"), ord("b"), ord("a"), ord("😀"), ord("😀")], dtype=np.int64)
     cps = np.array([ord("a"), ord("😀")], dtype=np.int64)
     assert CharTable(twice).ids(cps).tolist() == _searched_ids(twice, cps).tolist()
+
+
+def test_search_within_depth_equals_combine_then_search() -> None:
+    """append_best_within (the stored model's search) finds the cuts of combine() then append_best(), ties (small
+    integer values) and positions inside a UTF-8 character (char_len 0) included."""
+    rng = np.random.default_rng(11)
+    compared = 0
+    for _ in range(300):
+        n, max_len = int(rng.integers(1, 30)), int(rng.integers(1, 8))
+        values = rng.integers(-3, 1, size=(n, max_len)).astype(np.float64)
+        depth = rng.integers(0, max_len + 2, size=n)
+        values[np.arange(max_len)[None, :] >= depth[:, None]] = -np.inf  # no value past the depth
+        values[rng.random((n, max_len)) < 0.3] = -np.inf
+        char_len = np.where(rng.random(n) < 0.2, 0, rng.integers(1, 3, size=n)).astype(np.int64)
+        char_len[0] = 1
+        runs = np.where(rng.random(n) < 0.3, rng.integers(1, max_len + 3, size=n), 0).astype(np.int64)
+        ev = rng.integers(-2, 3, size=n + 1).astype(np.float64)
+        unknown, weight, theta = float(rng.integers(-4, 0)), float(rng.integers(1, 3)), float(rng.integers(-2, 2))
+        scores = values.copy()
+        combine(scores, ev, unknown, weight, theta, char_len, runs)
+        try:
+            best_path(scores)
+        except InputError:  # no segmentation at all: append_best would not end
+            continue
+        compared += 1
+        expected = (np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        got = (np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        assert append_best(scores, *expected, 0, 0) == append_best_within(values, depth, ev, unknown, weight, theta,
+                                                                          char_len, runs, *got, 0, 0)
+        assert expected[0].tolist() == got[0].tolist() and expected[1].tolist() == got[1].tolist()
+    assert compared > 150

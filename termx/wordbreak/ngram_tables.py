@@ -25,7 +25,7 @@ from termx.wordbreak.char_table import CharTable
 from termx.wordbreak.entropy import _evidence, class_bonus, run_lengths, text_classes
 from termx.wordbreak.hash_table import find_value, hash_table
 from termx.wordbreak.line_batches import Batch
-from termx.wordbreak.viterbi import append_best, combine
+from termx.wordbreak.viterbi import append_best_within, combine
 
 FORMAT = 2
 """Version of the stored arrays; a model stored in another format is retrained."""
@@ -250,10 +250,9 @@ def _walk(ids, first, step, n, table, values, cand, sil, h, lp):  # type: ignore
 
 
 @nb.njit(cache=True)
-def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,  # type: ignore[no-untyped-def]
-                 log_p_unknown, weight, theta, max_len, width):
-    """The scores[p, L-1] the Viterbi search maximises over (`combine`) for the span of n tokens from `lo`, and
-    the boundary evidence ev[p] they include."""
+def _span_values(ids, lo, n, classes, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on, max_len, width):  # type: ignore[no-untyped-def]
+    """For the span of n tokens from `lo`: the stored word values lp[p, L-1] (-inf: no word), the boundary evidence
+    ev[p], the run lengths and depth[p], how many tokens the forward walk from p found stored."""
     window = mean.shape[1]
     fcand = np.full((n, width), ABSENT, dtype=np.int64)
     rcand = np.full((n, window), ABSENT, dtype=np.int64)
@@ -261,13 +260,27 @@ def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues
     rsil = np.zeros(n * window, dtype=np.int64)
     fh = np.zeros(n * width)
     rh = np.zeros(n * window)
-    scores = np.full((n, max_len), -np.inf)
-    _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, scores)
-    _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, scores[:, :0])
+    lp = np.full((n, max_len), -np.inf)
+    _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, lp)
+    _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, lp[:, :0])
     ev = np.zeros(n + 1)
     _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], bonus, ev)
     runs = np.zeros(n, dtype=np.int64)
     run_lengths(classes[lo:lo + n], runs_on, runs)
+    depth = np.zeros(n, dtype=np.int64)
+    for p in range(n):
+        while depth[p] < width and fcand[p, depth[p]] != ABSENT:
+            depth[p] += 1
+    return lp, ev, runs, depth
+
+
+@nb.njit(cache=True)
+def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,  # type: ignore[no-untyped-def]
+                 log_p_unknown, weight, theta, max_len, width):
+    """The scores[p, L-1] the Viterbi search maximises over (`combine`) for the span of n tokens from `lo`, and
+    the boundary evidence ev[p] they include."""
+    scores, ev, runs, _ = _span_values(ids, lo, n, classes, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,
+                                       max_len, width)
     combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs)
     return scores, ev
 
@@ -277,6 +290,8 @@ def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable
                   runs_on, log_p_unknown, weight, theta, max_len, width, cuts, counts):
     at = 0
     for k in range(len(starts)):
-        scores, _ = _span_scores(ids, starts[k], stops[k] - starts[k], classes, char_len, ftable, fvalues, rtable,
-                                 rvalues, mean, bonus, runs_on, log_p_unknown, weight, theta, max_len, width)
-        at = append_best(scores, cuts, counts, k, at)
+        lo, n = starts[k], stops[k] - starts[k]
+        lp, ev, runs, depth = _span_values(ids, lo, n, classes, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,
+                                           max_len, width)
+        at = append_best_within(lp, depth, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs, cuts,
+                                counts, k, at)
