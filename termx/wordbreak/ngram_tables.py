@@ -70,7 +70,7 @@ class CompactModel:
         self._ftable, self._rtable = tables["ftable"], tables["rtable"]
         self._fvalues, self._rvalues = tables["fvalues"], tables["rvalues"]
         self.derived = None
-        self._chars = CharTable(self.vocab)
+        self._chars = CharTable(self.vocab) if self.unit is Unit.char else None  # byte corpora: ids are bytes
 
     @property
     def nodes(self) -> int:
@@ -108,7 +108,7 @@ class CompactModel:
 
     def ids_classes(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """ids() of `text` and the class of the character at each token (entropy.text_classes)."""
-        if self.unit is Unit.byte:
+        if self._chars is None:
             return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64), text_classes(text, self.unit)
         cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
         return self._chars.ids(cps), self._chars.classes(cps)
