@@ -117,7 +117,10 @@ def main() -> None:
     if args.data and "ja" in args.data and not args.conllu:
         from bench._data import data_dir
 
-        args.conllu = sorted((data_dir() / "ja" / "ud-japanese-gsd").glob("ja_gsd-ud-*.conllu"))
+        folder = data_dir() / "ja" / "ud-japanese-gsd"
+        args.conllu = sorted(folder.glob("ja_gsd-ud-*.conllu"))
+        if not args.conllu:  # an empty corpus would be timed (or crash the index build) instead
+            parser.error(f"no ja_gsd-ud-*.conllu in {folder} (set TERMX_DATA or give --conllu)")
     if args.child:
         child(args.child, args.size, args.held_out, args.repeat, args.conllu or [])
         return

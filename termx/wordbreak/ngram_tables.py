@@ -21,10 +21,11 @@ import numpy as np
 
 from termx.index.units import Unit
 from termx.wordbreak.candidates import ABSENT, char_lengths
+from termx.wordbreak.char_table import CharTable
 from termx.wordbreak.entropy import _evidence, class_bonus, run_lengths, text_classes
 from termx.wordbreak.hash_table import find_value, hash_table
 from termx.wordbreak.line_batches import Batch
-from termx.wordbreak.viterbi import append_best, combine
+from termx.wordbreak.viterbi import append_best_within, combine
 
 FORMAT = 2
 """Version of the stored arrays; a model stored in another format is retrained."""
@@ -69,8 +70,7 @@ class CompactModel:
         self._ftable, self._rtable = tables["ftable"], tables["rtable"]
         self._fvalues, self._rvalues = tables["fvalues"], tables["rvalues"]
         self.derived = None
-        order = np.argsort(self.vocab, kind="stable")
-        self._cp_sorted, self._cp_ids = self.vocab[order], (order + 1).astype(np.int64)
+        self._chars = CharTable(self.vocab) if self.unit is Unit.char else None  # byte corpora: ids are bytes
 
     @property
     def nodes(self) -> int:
@@ -104,20 +104,21 @@ class CompactModel:
 
     def ids(self, text: str) -> np.ndarray:
         """Token ids of `text` in the corpus's unit (-1 for a character the corpus never uses)."""
-        if self.unit is Unit.byte:
-            return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64)
+        return self.ids_classes(text)[0]
+
+    def ids_classes(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """ids() of `text` and the class of the character at each token (entropy.text_classes)."""
+        if self._chars is None:
+            return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64), text_classes(text, self.unit)
         cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        if not len(self._cp_sorted):
-            return np.full(len(cps), -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._cp_sorted, cps), len(self._cp_sorted) - 1)
-        return np.where(self._cp_sorted[at] == cps, self._cp_ids[at], -1)
+        return self._chars.ids(cps), self._chars.classes(cps)
 
     def segment_lines(self, lines: Sequence[str]) -> list[list[str]]:
         """The words of each line (white space in it stays a boundary), as the class-tree path would find them
         if the line were a document of the corpus."""
         batch = Batch.of(lines, self.unit)
-        ids = self.ids(batch.joined)
-        cuts, counts = self.segment_spans(ids, batch.starts, batch.stops, text_classes(batch.joined, self.unit))
+        ids, classes = self.ids_classes(batch.joined)
+        cuts, counts = self.segment_spans(ids, batch.starts, batch.stops, classes)
         return batch.words(cuts, counts)
 
     def segment_spans(self, ids: np.ndarray, starts: np.ndarray, stops: np.ndarray, classes: np.ndarray
@@ -134,8 +135,7 @@ class CompactModel:
         (scores[p, L-1]: the word of L tokens at p; -inf: no word) and the boundary evidence ev[p] they include
         (a word at p > 0 scores weight · log P + ev[p] − θ)."""
         batch = Batch.of(lines, self.unit)
-        ids = self.ids(batch.joined)
-        classes = text_classes(batch.joined, self.unit)
+        ids, classes = self.ids_classes(batch.joined)
         char_len = char_lengths(ids, self.unit)
         return batch, [_span_scores(ids, int(lo), int(hi - lo), classes, char_len, *self._tables())
                        for lo, hi in zip(batch.starts, batch.stops, strict=True)]
@@ -250,10 +250,9 @@ def _walk(ids, first, step, n, table, values, cand, sil, h, lp):  # type: ignore
 
 
 @nb.njit(cache=True)
-def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,  # type: ignore[no-untyped-def]
-                 log_p_unknown, weight, theta, max_len, width):
-    """The scores[p, L-1] the Viterbi search maximises over (`combine`) for the span of n tokens from `lo`, and
-    the boundary evidence ev[p] they include."""
+def _span_values(ids, lo, n, classes, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on, max_len, width):  # type: ignore[no-untyped-def]
+    """For the span of n tokens from `lo`: the stored word values lp[p, L-1] (-inf: no word), the boundary evidence
+    ev[p], the run lengths and depth[p], how many tokens the forward walk from p found stored."""
     window = mean.shape[1]
     fcand = np.full((n, width), ABSENT, dtype=np.int64)
     rcand = np.full((n, window), ABSENT, dtype=np.int64)
@@ -261,13 +260,27 @@ def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues
     rsil = np.zeros(n * window, dtype=np.int64)
     fh = np.zeros(n * width)
     rh = np.zeros(n * window)
-    scores = np.full((n, max_len), -np.inf)
-    _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, scores)
-    _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, scores[:, :0])
+    lp = np.full((n, max_len), -np.inf)
+    _walk(ids, lo, 1, n, ftable, fvalues, fcand, fsil, fh, lp)
+    _walk(ids, lo + n - 1, -1, n, rtable, rvalues, rcand, rsil, rh, lp[:, :0])
     ev = np.zeros(n + 1)
     _evidence(fcand, rcand, fsil, fh, rsil, rh, mean, classes[lo:lo + n], bonus, ev)
     runs = np.zeros(n, dtype=np.int64)
     run_lengths(classes[lo:lo + n], runs_on, runs)
+    depth = np.zeros(n, dtype=np.int64)
+    for p in range(n):
+        while depth[p] < width and fcand[p, depth[p]] != ABSENT:
+            depth[p] += 1
+    return lp, ev, runs, depth
+
+
+@nb.njit(cache=True)
+def _span_scores(ids, lo, n, classes, char_len, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,  # type: ignore[no-untyped-def]
+                 log_p_unknown, weight, theta, max_len, width):
+    """The scores[p, L-1] the Viterbi search maximises over (`combine`) for the span of n tokens from `lo`, and
+    the boundary evidence ev[p] they include."""
+    scores, ev, runs, _ = _span_values(ids, lo, n, classes, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,
+                                       max_len, width)
     combine(scores, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs)
     return scores, ev
 
@@ -277,6 +290,8 @@ def _segment_text(ids, starts, stops, classes, char_len, ftable, fvalues, rtable
                   runs_on, log_p_unknown, weight, theta, max_len, width, cuts, counts):
     at = 0
     for k in range(len(starts)):
-        scores, _ = _span_scores(ids, starts[k], stops[k] - starts[k], classes, char_len, ftable, fvalues, rtable,
-                                 rvalues, mean, bonus, runs_on, log_p_unknown, weight, theta, max_len, width)
-        at = append_best(scores, cuts, counts, k, at)
+        lo, n = starts[k], stops[k] - starts[k]
+        lp, ev, runs, depth = _span_values(ids, lo, n, classes, ftable, fvalues, rtable, rvalues, mean, bonus, runs_on,
+                                           max_len, width)
+        at = append_best_within(lp, depth, ev, log_p_unknown, weight, theta, char_len[lo:lo + n], runs, cuts,
+                                counts, k, at)

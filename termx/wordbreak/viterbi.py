@@ -123,6 +123,42 @@ def append_best(scores, cuts, counts, k, at):  # type: ignore[no-untyped-def]
     return at + len(found)
 
 
+@nb.njit(cache=True)
+def append_best_within(values, depth, ev, unknown, weight, theta, char_len, runs, cuts, counts, k, at):  # type: ignore[no-untyped-def]
+    """combine() of the word values `values` then append_best(), visiting at p only the lengths up to depth[p]
+    (past it every value is -inf), the character's and the run's: each word's score is the same expression, and
+    the words ending at q are compared in the same order (the longest first), so the cuts are the same. The stored
+    model's search, where most of the max_len lengths at a position are no word."""
+    n, max_len = values.shape
+    best = np.full(n + 1, -np.inf)
+    best[0] = 0.0
+    back = np.zeros(n + 1, dtype=np.int64)
+    for p in range(n):
+        if char_len[p] == 0:
+            continue
+        start = ev[p] - theta if p > 0 else 0.0
+        here = best[p]
+        for length in range(1, min(max(depth[p], char_len[p], runs[p]), max_len, n - p) + 1):
+            q = p + length
+            if q < n and char_len[q] == 0:
+                continue
+            value = values[p, length - 1]
+            if value > -np.inf:
+                score = weight * value + start
+            elif length == char_len[p] or length == runs[p]:
+                score = weight * unknown + start
+            else:
+                continue
+            v = here + score
+            if v > best[q]:
+                best[q] = v
+                back[q] = length
+    found = _cuts(back, n)
+    cuts[at:at + len(found)] = found
+    counts[k] = len(found)
+    return at + len(found)
+
+
 def evidence_offsets(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Where span k's evidence (hi[k] − lo[k] + 1 values, boundaries 0..n) starts in a flat array; the last
     entry is the array's length."""

@@ -184,7 +184,7 @@ class WordModel:
         segment_spans(cps, cum, batch.starts, batch.stops, self._wtable, self._short, self.logp, self.loggamma,
                       self.best_next, self.lift_in, self._bits, self._shift, self._btable, self._bvalues, p["unknown"],
                       p["unknown_len"], self.max_len, cuts, counts)
-        return _words(batch, cuts, counts)
+        return batch.words(cuts, counts)
 
     def _code_points(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Lower-cased code points of `text` (−1: no word character) and the cumulative log P of its characters."""
@@ -211,23 +211,6 @@ class WordModel:
         found = self._char_cp[at] == cps if len(self._char_cp) else np.zeros(len(cps), dtype=bool)
         lp = np.where(found, self._char_lp[at] if len(self._char_lp) else 0.0, self._unseen_lp)
         return word_char, lp
-
-
-def _words(batch: Batch, cuts: np.ndarray, counts: np.ndarray) -> list[list[str]]:
-    """Batch.words for a char batch, sliced in one pass: every word's start and end in the joined text."""
-    span_of = np.repeat(np.arange(len(counts)), counts)
-    inner = cuts[:int(counts.sum())] + batch.starts[span_of]
-    begins = np.sort(np.concatenate([batch.starts, inner])).tolist()
-    ends = np.sort(np.concatenate([inner, batch.stops])).tolist()
-    text = batch.joined
-    words = [text[a:b] for a, b in zip(begins, ends, strict=True)]
-    per_chunk = (counts + 1).tolist()
-    out, w, c = [], 0, 0
-    for line in batch.chunks:
-        n = sum(per_chunk[c:c + len(line)])
-        out.append(words[w:w + n])
-        w, c = w + n, c + len(line)
-    return out
 
 
 def _short_table(words: Sequence[str]) -> np.ndarray:
