@@ -9,24 +9,55 @@ What it builds (an exploration: nothing here is used by termx):
 - The model: word bigram hierarchical Pitman-Yor LM, P(w|v) = (max(c(v,w) − d, 0) + (θ + d·t(v))·P1(w)) / (θ + c(v)),
   P1(w) = (max(c1(w) − d, 0) + (θ + d·t1)·G0(w)) / (θ + c1), with the *minimal-path* seating approximation (one table
   per (context, word) that occurs: t(v, w) = 1, c1(w) = number of distinct predecessors of w — interpolated
-  Kneser-Ney counts with PY discounts); fixed d, θ (given on the command line, not sampled). BOS/EOS per line.
-  Base measure G0(w) = Poisson(|w| − 1; λ) · p(c1) · Π p(c_i | c_{i−1}): a character bigram (interpolated with
-  the unigram, weight --char-beta) estimated once on the whole de-spaced corpus, times a shifted-Poisson length
-  correction whose λ + 1 is the current words' mean length (re-estimated every sweep); words are at most
-  --max-word characters (8 for zh, 10 for ja by default).
+  Kneser-Ney counts with PY discounts); fixed d, θ (the same at both levels, given on the command line, not
+  sampled). BOS/EOS per line. Base measure G0(w), two kinds (`--base`):
+  `corpus`: Poisson(|w| − 1; λ) · p(c1) · Π p(c_i | c_{i−1}), a character bigram (interpolated with the unigram by
+  --char-beta; 1e9 makes it the unigram) counted once on the whole de-spaced text;
+  `types`: p(c1 | ⟨w⟩) · Π p(c_i | c_{i−1}) · p(⟨/w⟩ | c_n) · Poisson(|w| − 1; λ), a character bigram with word
+  boundary symbols counted over the current segmentation's word *types* (under minimal-path seating each type is
+  one draw from the base measure: a cheap stand-in for Mochihashi's character HPYLM), re-estimated every sweep.
+  λ + 1 = --mean-len (fixed; 0: the current words' mean each sweep; < 0: no length term). Words are at most
+  --max-word characters (8 for zh, 10 for ja).
 - Blocked Gibbs: each sweep visits every line in random order, removes its words from the counts, forward-filters
-  over (end position, last word length) in log space and samples the line's segmentation backwards, then adds it.
-  Numba kernels, sequential. Count tables are open-addressing hash tables keyed by 64-bit string fingerprints,
-  rebuilt from the state at each sweep's start. Final segmentation: Viterbi under the final counts (and the last
-  sample, also reported).
-- Initial states: `termx` (the default termx Segmenter trained on the de-spaced corpus, its words), `chars`
-  (every character a word), `random` (a cut after each character with probability 1/2).
+  over (end position, last word length) in log space and samples the line's segmentation backwards, then adds it
+  (no Metropolis-Hastings correction). Numba kernels, sequential. Count tables are open-addressing hash tables keyed
+  by 64-bit string fingerprints, rebuilt from the state at each sweep's start. Final segmentation: one Viterbi pass
+  over the devtest lines under the final counts (the last sample is reported too). Checked by hand on a toy corpus
+  (not a test: the kernels live here only): the forward total equals the enumeration of all segmentations, 20,000
+  samples match their probabilities within .003, and the Viterbi path is the enumeration's best.
+- Initial states (`--init`): `termx` (the default termx Segmenter trained on the de-spaced corpus, its words),
+  `chars` (every character a word), `random` (a cut after each character with probability 1/2).
+- `--feed α`: the last sample's words counted per termx word id ((class, length), as a re-estimation pass counts)
+  and mixed with the counts of termx's own passes as step 4 mixes (α = weight of the sample's), read by termx's
+  final unigram search at the defaults' (λ, θ) and its 8 neighbours (λ ± 4, θ ± 8): Gibbs as a re-estimation pass.
 
-Run: .venv/bin/python bench/explore_npylm.py --data pku --seed 0 --init termx --sweeps 50
-Prints per-sweep time and (every --trace sweeps) the devtest word F1 of the current sample, then the final devtest
-word F1 against the termx defaults on the same pseudo-documents with a sign test and Wilcoxon over pseudo-documents.
+Run: .venv/bin/python bench/explore_npylm.py --data pku --seed 0 --base types --mean-len 1.6 --d 0.8 --theta 10
+     --sweeps 10
+Prints per-sweep time and (every --trace sweeps) the devtest word F1 of the current sample, then a JSON row per
+(init, d, θ): devtest word F1 of the defaults, the last sample and the Viterbi pass, per-document wins/losses and
+the sign test and Wilcoxon p over pseudo-documents (NPYLM vs defaults), mean sweep time (wall, CPU), load.
 
-Result (2026-12-06): see RESULTS at the end of this docstring (filled in from the runs).
+Result (2026-12-06, seed 0 devtest unless said; load 3–8 on the shared 2-CPU machine): no gain, not adopted.
+- PKU (defaults .7885): base `corpus` with the text's character bigram drifts to long words (words/char .48–.50
+  against .603 in the devtest gold): Viterbi .62–.67 after 10 sweeps for d ∈ {.5, .8} × θ ∈ {1, 10, 100} (mean length
+  1.8); with the character unigram (β 1e9, mean length 1.5–1.7) .768–.778. Base `types` with mean length 1.6:
+  .781–.789 over d ∈ {.3, .5, .8} × θ ∈ {1, 10, 50} (best d .8, θ 10: .7886, 25 pseudo-documents better / 23 worse,
+  sign p .89, Wilcoxon p .64); mean length 1.5 / 1.7 / no length term: .7845 / .7862 / .7757 (d .5, θ 1). Longer runs
+  drift down: at d .8, θ 10 the sample is .7879 / .7860 / .7838 / .7817 after 10 / 20 / 30 / 40 sweeps (Viterbi .7826
+  after 40).
+  Seeding: from characters the sampler never leaves them (devtest .3436 after 40 sweeps, words/char .99); from a
+  random segmentation it climbs slowly (.529 / .550 / .559 / .568 after 10 … 40 sweeps). The termx seed is what
+  makes it good, and the sampler then mostly keeps it.
+  Seeds 1 and 2 (best seed-0 setting, 10 sweeps): .7970 vs .7966 (27 better / 22 worse, sign p .57, Wilcoxon p .91)
+  and .7924 vs .7904 (24 / 23, p 1.0 / .53): a tie on all three seeds (mean +.0008, the setting chosen among
+  about 30 on seed 0).
+  Fed back into termx (`--feed`, 40-sweep sample at d .8, θ 10, termx seed): α 1 / .5 / .25 at the defaults' λ, θ
+  .7125 / .7808 / .7862, no neighbouring (λ, θ) better; from the characters' or random sample ≤ .7873.
+- Japanese (defaults .6448; 507 sentences, 20 sweeps, d .5, θ 1): base `corpus` (unigram) .597; `types` with no
+  length term .545, mean length 1.4 / 1.6 / 1.8: .6381 / .6385 / .6402; seeds 1 and 2 at 1.8: .6463 vs .6473 and
+  .6522 vs .6567 (sign p 1.0 and .58). Fed back (α .5): ≤ .6275.
+- Time: a PKU sweep (172,733 characters, words ≤ 8) takes 2.0–3.0 s CPU, a Japanese one (20,132, ≤ 10)
+  0.35–0.45 s; ten sweeps cost about 25× the whole termx training (≈ 1 s wall, warm, same runs).
 """
 
 from __future__ import annotations
