@@ -18,7 +18,7 @@ import psycopg
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 
-from termx.errors import CorpusNotFound, DatabaseUnavailable, ServerError
+from termx.errors import CorpusNotFound, DatabaseUnavailable, ServerError, libpq_reason
 from termx.storage.foreign import check_name, server_conninfo
 from termx.storage.statements import run_internal
 
@@ -186,8 +186,8 @@ def _drop_remote_reader(name: str, conninfo: str) -> None:
         with psycopg.connect(conninfo, autocommit=True) as remote, remote.transaction():
             run_internal(remote, "servers.remote_reader_drop")
     except psycopg.Error as exc:
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        log.warning("server %s: its read-only role for `termx sql` stays on the storage server: %s", name, reason)
+        log.warning("server %s: its read-only role for `termx sql` stays on the storage server: %s", name,
+                    libpq_reason(str(exc)))
 
 
 def corpora_on_server(engine: Engine, name: str) -> list[str]:
