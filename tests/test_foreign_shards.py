@@ -378,7 +378,8 @@ def test_remove_force_forgets_a_server_gone_for_good(engine: Engine, db_env: str
 
 
 def test_remove_drops_the_read_only_role_add_made(engine: Engine, storage: list[TestServer]) -> None:
-    """`servers add` makes the storage database's read-only role for `termx sql`; `remove` drops it, except while
+    """`servers add` makes the storage database's read-only role for `termx sql` (a second registration of the same
+    database gives it a new password, which the first's reader mapping takes too); `remove` drops it, except while
     another registered server names the same database (they share it) or a shard's table is left in termx_shards
     there (another coordinator's), or once its comment says it is no longer termx's."""
     fa = storage[0]
@@ -393,6 +394,12 @@ def test_remove_drops_the_read_only_role_add_made(engine: Engine, storage: list[
         add_server(engine, "fr1", url)
         add_server(engine, "fr2", url)
         assert roles() == [role]
+        # fr2's registration gave the shared role a new password: fr1's reader mapping has it too, and it logs in
+        passwords = {dict(o.split("=", 1) for o in r["umoptions"])["password"] for r in _rows(
+            engine, "SELECT umoptions FROM pg_user_mappings WHERE srvname IN ('termx_fr1', 'termx_fr2') "
+                    "AND usename = 'termx_reader'")}
+        assert len(passwords) == 1
+        psycopg.connect(f"postgresql://{role}:{passwords.pop()}@127.0.0.1:{fa.port}/role_t").close()
         remove_server(engine, "fr2")  # fr1 reads through it still
         assert roles() == [role]
         remove_server(engine, "fr1")

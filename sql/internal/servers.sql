@@ -145,5 +145,18 @@ BEGIN
     END IF;
 END $$
 
+-- name: reader_mapping_password
+-- on the coordinator: termx_reader's mapping for server termx_<reader_server>, if it has one, takes the password of
+-- reader_settings (a later registration of the same storage database gave their shared read-only role a new one)
+DO $$
+DECLARE
+    srv text := 'termx_' || termx._server_name(current_setting('termx.reader_server'));
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_user_mappings WHERE srvname = srv AND usename = 'termx_reader') THEN
+        EXECUTE format('ALTER USER MAPPING FOR termx_reader SERVER %I OPTIONS (SET password %L)', srv,
+                       current_setting('termx.reader_password'));
+    END IF;
+END $$
+
 -- name: reader_server
 SELECT set_config('termx.reader_server', :name, true)

@@ -93,6 +93,9 @@ def add_server(engine: Engine, name: str, url: str) -> dict[str, Any]:
             run_internal(conn, "servers.reader_settings", role=reader[0], password=reader[1])
             run_internal(conn, "servers.reader_server", name=name)
             run_internal(conn, "servers.reader_mapping_create")
+            for other in run_internal(conn, "servers.same_database_servers", name=name).scalars().all():
+                run_internal(conn, "servers.reader_server", name=other.removeprefix("termx_"))
+                run_internal(conn, "servers.reader_mapping_password")  # the shared role's new password
         _, error = run_internal(conn, "servers.server_probe", name=name).one()
         if error is not None:
             error = " ".join(error.split())
