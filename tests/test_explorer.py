@@ -45,8 +45,8 @@ def client(engine: Engine, database_url: str) -> TestClient:
     return TestClient(create_app(database_url), base_url="http://127.0.0.1")
 
 
-def _cli(*args: str) -> Any:
-    result = runner.invoke(cli, list(args))
+def _cli(*args: str, input: str | None = None) -> Any:
+    result = runner.invoke(cli, list(args), input=input)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -144,6 +144,19 @@ def test_segment_words_carry_the_models_scores(client: TestClient, database_url:
         assert f'<span title="{title}; freq ' in html, title
 
 
+def test_segment_with_the_words_model(client: TestClient, db_env: str) -> None:
+    """scorer=words: the records and words of `termx segment --scorer words` (the corpus's own spacing), each word
+    hovering with its statistics only."""
+    text = "theoilpricerose\nbankshares fell"
+    rows = client.get(f"/c/{CORPUS}/segment.json", params={"text": text, "scorer": "words"}).json()
+    assert rows == _cli("segment", CORPUS, "-", "--scorer", "words", "--format", "json", input=text + "\n")
+    assert rows != client.get(f"/c/{CORPUS}/segment.json", params={"text": text}).json()
+    html = client.get(f"/c/{CORPUS}/segment", params={"text": text, "scorer": "words"}).text
+    assert "model score" not in html and "<option selected>words</option>" in html
+    for word in rows[0]["words"]:
+        assert f">{word}</span>" in html
+
+
 def test_hostile_text_is_escaped(client: TestClient) -> None:
     for url in (f"/c/{CORPUS}/concordance?q=script&width=40", f"/c/{CORPUS}/doc?doc_no=14&offset=4&q=%3Cscript",
                 f"/c/{CORPUS}/stats?q=%3Cscript%3Ealert"):
@@ -163,6 +176,7 @@ def test_hostile_text_is_escaped(client: TestClient) -> None:
     (f"/c/{CORPUS}/concordance?q=a&page=abc", 400, "`page` must be a whole number"),
     (f"/c/{CORPUS}/terms?rank=best", 400, "`rank` must be one of"),
     (f"/c/{CORPUS}/terms?rank=ridf&nested=1", 400, "`nested` discounts freq"),
+    (f"/c/{CORPUS}/segment?text=abc&scorer=freq", 400, "`scorer` must be one of branching, words"),
     (f"/c/{CORPUS}/concordance?q=a&page=9999&per=100", 400, "beyond the first"),
     (f"/c/{CORPUS}/doc?doc_no=99", 400, "no document number 99"),
     (f"/c/{CORPUS}/jdf?x=bank", 400, "give both strings"),

@@ -143,6 +143,12 @@ def test_segment_a_sentence(page: Any, db_env: str) -> None:
     assert _cells(page, "#line1 span") == json.loads(record.stdout)[0]["words"]
     title = page.get_attribute("#line1 span >> nth=0", "title") or ""
     assert title.startswith("model score ") and "freq" in title
+    page.select_option("#scorer", "words")  # the words of the corpus's own spacing, as --scorer words gives them
+    page.click("#segment")
+    page.wait_for_url("**scorer=words*")
+    record = runner.invoke(cli, ["segment", CORPUS, "-", "--scorer", "words", "--format", "json"],
+                           input="theoilpricerose\n")
+    assert _cells(page, "#line1 span") == json.loads(record.stdout)[0]["words"]
 
 
 def test_run_a_canned_query(page: Any, db_env: str) -> None:

@@ -29,6 +29,8 @@ MEASURES = ("g2", "pmi", "dice", "lift")
 """The related-terms measures offered by the switch (Corpus.related checks the value)."""
 SEGMENT_CHARS = 20_000
 """Longest text the segment box takes."""
+SEGMENT_SCORERS = ("branching", "words")
+"""The segment box's models: the corpus's self-trained one (with per-word scores), or its spacing's words."""
 _TRAINING = threading.Lock()
 """One default segmentation model found or trained at a time (a corpus's first segmentation can take minutes)."""
 
@@ -127,19 +129,26 @@ def add_corpus_views(router: APIRouter, open_corpus: Callable[[str], Corpus], db
     @view(router, "/c/{corpus}/segment")
     def segment(request: Request, corpus: str) -> Page:
         c = open_corpus(corpus)
-        text = Params(request).text("text", "", SEGMENT_CHARS) or ""
+        p = Params(request)
+        text = p.text("text", "", SEGMENT_CHARS) or ""
+        scorer = p.choice("scorer", SEGMENT_SCORERS[0], SEGMENT_SCORERS)
         lines = [line for line in split_lines(text) if line.strip()]
         if len(lines) > HTTP.lines:
             raise InputError(f"at most {HTTP.lines} lines", params=("text",))
-        if lines and not c.has_model():
-            with _TRAINING:  # the default model, found stored or trained once (as POST /segment does)
-                c.model()
-        rows = list(c.segment_scores(lines)) if lines else []
+        rows: list[Any] = []
+        if lines and scorer == "words":
+            with _TRAINING:  # the words model, found stored or counted once (as POST /segment does)
+                rows = list(c.segment_records(lines, scorer="words"))
+        elif lines:
+            if not c.has_model():
+                with _TRAINING:  # the default model, found stored or trained once (as POST /segment does)
+                    c.model()
+            rows = list(c.segment_scores(lines))
         words = sorted({w for r in rows for w in r["words"]})
         stats = {r["pattern"]: r for r in c.stats(words)} if words else {}
         return Page(f"{corpus}: segment", "segment.html", rows,
                     ("line", "text", "words", "boundaries", "scores", "total"),
-                    {"corpus": corpus, "text": text, "stats": stats,
+                    {"corpus": corpus, "text": text, "stats": stats, "scorer": scorer, "scorers": SEGMENT_SCORERS,
                      "corpora": Database(db).names()})
 
     @view(router, "/c/{corpus}/studies")
