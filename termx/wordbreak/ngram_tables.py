@@ -102,12 +102,9 @@ class CompactModel:
         return cls(Unit(meta["unit"]), int(meta["max_len"]), dict(meta["params"]), float(meta["log_p_unknown"]),
                    derived=derived, **values)
 
-    def ids(self, text: str) -> np.ndarray:
-        """Token ids of `text` in the corpus's unit (-1 for a character the corpus never uses)."""
-        return self.ids_classes(text)[0]
-
     def ids_classes(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """ids() of `text` and the class of the character at each token (entropy.text_classes)."""
+        """The token ids of `text` in the corpus's unit (-1 for a character the corpus never uses) and the class of
+        the character at each token (entropy.text_classes)."""
         if self._chars is None:
             return np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int64), text_classes(text, self.unit)
         cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
